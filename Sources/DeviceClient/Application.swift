@@ -1,0 +1,121 @@
+import DeviceProtocol
+import Foundation
+
+/// The app's view of its device: `UIApplication` for apps under test.
+///
+/// There is one per process, reached as ``shared`` once ``ApplicationMain(bundleIdentifier:delegate:)``
+/// has connected to the device socket named by `HARNESS_DEVICE_SOCKET`.
+@MainActor
+public final class Application {
+    public internal(set) static var shared: Application!
+
+    public let bundleIdentifier: String
+    public private(set) var applicationState: ApplicationState
+    /// The badge on the app's icon, as the device last reported it.
+    public var applicationIconBadgeNumber: Int
+    /// The app's sandbox: `NSHomeDirectory()` and its standard folders.
+    public let container: ContainerPaths
+    public weak var delegate: (any ApplicationDelegate)?
+
+    let connection: DeviceConnection
+    var sessions: [String: DeviceURLSession] = [:]
+
+    init(bundleIdentifier: String, connection: DeviceConnection, hello: HelloResult) {
+        self.bundleIdentifier = bundleIdentifier
+        self.connection = connection
+        self.container = hello.container
+        self.applicationIconBadgeNumber = hello.badge
+        self.applicationState = hello.applicationState == "active" ? .active : .background
+    }
+
+    /// Asks the device for an APNs token; the answer arrives at the delegate, as on iOS.
+    public func registerForRemoteNotifications() {
+        Task {
+            do {
+                let result = try await connection.call(DeviceMethod.registerForRemoteNotifications, Empty())
+                    .decode(RegisterResult.self)
+                delegate?.application(
+                    self, didRegisterForRemoteNotificationsWithDeviceToken: Data(hexString: result.deviceToken))
+            } catch {
+                delegate?.application(self, didFailToRegisterForRemoteNotificationsWithError: error)
+            }
+        }
+    }
+
+    /// `presentLocalNotificationNow(_:)`: shows a notification at once and applies its badge number.
+    public func presentLocalNotificationNow(_ notification: LocalNotification) {
+        if let badge = notification.applicationIconBadgeNumber { applicationIconBadgeNumber = badge }
+        send(DeviceMethod.localNotificationAdd, notification.parameters)
+    }
+
+    /// Writes a line into the run's timeline (the app's `NSLog`).
+    public func log(_ message: String) {
+        try? connection.notify(DeviceMethod.log, LogParams(message: message))
+    }
+
+    func send<P: Encodable & Sendable>(_ method: String, _ params: P) {
+        Task {
+            do {
+                _ = try await connection.call(method, params)
+            } catch {
+                log("device refused \(method): \(error)")
+            }
+        }
+    }
+
+    func handle(_ message: RPCMessage) {
+        guard let method = message.method else { return }
+        do {
+            switch method {
+            case DeviceMethod.applicationDidEnterBackground:
+                applicationState = .background
+                delegate?.applicationDidEnterBackground(self)
+            case DeviceMethod.applicationWillEnterForeground:
+                applicationState = .active
+                delegate?.applicationWillEnterForeground(self)
+            case DeviceMethod.didReceiveRemoteNotification:
+                deliver(try message.decodeParams(RemoteNotificationParams.self))
+            case DeviceMethod.didWriteData:
+                let params = try message.decodeParams(DidWriteDataParams.self)
+                sessions[params.session]?.didWriteData(params)
+            case DeviceMethod.didFinishDownloadingTo:
+                let params = try message.decodeParams(DidFinishDownloadingParams.self)
+                sessions[params.session]?.didFinishDownloading(params)
+                if let id = message.id { try connection.write(.response(id: id, Empty())) }
+            case DeviceMethod.didCompleteWithError:
+                let params = try message.decodeParams(DidCompleteParams.self)
+                sessions[params.session]?.didComplete(params)
+            default:
+                if let id = message.id { try connection.write(.failure(id: id, .methodNotFound(method))) }
+            }
+        } catch {
+            log("could not handle \(method): \(error)")
+        }
+    }
+
+    func deliver(_ notification: RemoteNotificationParams) {
+        let completionId = notification.completionId
+        var called = false
+        delegate?.application(self, didReceiveRemoteNotification: notification.userInfo) { [weak self] result in
+            guard let self, !called else { return }
+            called = true
+            self.send(
+                DeviceMethod.fetchCompletion, FetchCompletionParams(completionId: completionId, result: result.rawValue))
+        }
+    }
+}
+
+extension Data {
+    init(hexString: String) {
+        var bytes = [UInt8]()
+        var iterator = hexString.utf8.makeIterator()
+        while let high = iterator.next(), let low = iterator.next() {
+            guard let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { break }
+            bytes.append(value)
+        }
+        self.init(bytes)
+    }
+
+    /// The token as APNs providers send it: lowercase hex.
+    public var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,59 @@
+import DeviceProtocol
+import Foundation
+
+/// `UIApplicationDelegate`'s shape, for apps under test. Every method has a default that does nothing,
+/// so an app implements only what it uses, as with UIKit.
+@MainActor
+public protocol ApplicationDelegate: AnyObject {
+    func application(_ application: Application, didFinishLaunchingWithOptions launchOptions: LaunchOptions) -> Bool
+    func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data)
+    func application(
+        _ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error)
+    func application(
+        _ application: Application, didReceiveRemoteNotification userInfo: [String: JSONValue],
+        fetchCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
+    func applicationDidEnterBackground(_ application: Application)
+    func applicationWillEnterForeground(_ application: Application)
+}
+
+extension ApplicationDelegate {
+    public func application(
+        _ application: Application, didFinishLaunchingWithOptions launchOptions: LaunchOptions
+    ) -> Bool { true }
+    public func application(
+        _ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data
+    ) {}
+    public func application(
+        _ application: Application, didFailToRegisterForRemoteNotificationsWithError error: any Error
+    ) {}
+    public func application(
+        _ application: Application, didReceiveRemoteNotification userInfo: [String: JSONValue],
+        fetchCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
+        completionHandler(.noData)
+    }
+    public func applicationDidEnterBackground(_ application: Application) {}
+    public func applicationWillEnterForeground(_ application: Application) {}
+}
+
+/// `UIApplication.LaunchOptionsKey`'s useful part: why the app was launched.
+public struct LaunchOptions: Sendable {
+    /// `user`, `remote-notification`, `background-url-session` or `background-fetch`.
+    public var reason: String
+    /// The push that launched the app, for a `remote-notification` launch.
+    public var remoteNotification: [String: JSONValue]?
+}
+
+/// `UIBackgroundFetchResult`.
+public enum BackgroundFetchResult: String, Sendable {
+    case newData
+    case noData
+    case failed
+}
+
+/// `UIApplication.State`.
+public enum ApplicationState: String, Sendable {
+    case active
+    case inactive
+    case background
+}

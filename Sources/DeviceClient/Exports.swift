@@ -1,0 +1,2 @@
+/// Apps under test see the protocol's value types (`JSONValue`, `ContainerPaths`) through DeviceClient.
+@_exported import DeviceProtocol

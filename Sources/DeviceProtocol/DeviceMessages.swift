@@ -1,0 +1,189 @@
+/// Typed parameters and results of device protocol v1. Field names are the wire names.
+
+public struct HelloParams: Codable, Sendable {
+    public var protocolVersion: Int
+    public var bundleId: String
+    public var pid: Int32
+
+    public init(protocolVersion: Int = DeviceMethod.protocolVersion, bundleId: String, pid: Int32) {
+        self.protocolVersion = protocolVersion
+        self.bundleId = bundleId
+        self.pid = pid
+    }
+}
+
+/// Where an app's sandbox lives on the host: iOS's `NSHomeDirectory()` and its standard folders.
+public struct ContainerPaths: Codable, Sendable, Equatable {
+    public var home: String
+    public var caches: String
+    public var documents: String
+    public var tmp: String
+
+    public init(home: String, caches: String, documents: String, tmp: String) {
+        self.home = home
+        self.caches = caches
+        self.documents = documents
+        self.tmp = tmp
+    }
+}
+
+public struct HelloResult: Codable, Sendable {
+    public var protocolVersion: Int
+    /// `user`, `remote-notification`, `background-url-session` or `background-fetch`.
+    public var launchReason: String
+    /// `active` or `background`.
+    public var applicationState: String
+    public var container: ContainerPaths
+    public var badge: Int
+    /// For a `remote-notification` launch: the push that caused it (iOS's launch options).
+    public var remoteNotification: RemoteNotificationParams?
+
+    public init(
+        protocolVersion: Int, launchReason: String, applicationState: String, container: ContainerPaths,
+        badge: Int, remoteNotification: RemoteNotificationParams?
+    ) {
+        self.protocolVersion = protocolVersion
+        self.launchReason = launchReason
+        self.applicationState = applicationState
+        self.container = container
+        self.badge = badge
+        self.remoteNotification = remoteNotification
+    }
+}
+
+public struct RegisterResult: Codable, Sendable {
+    public var deviceToken: String
+    public init(deviceToken: String) { self.deviceToken = deviceToken }
+}
+
+public struct RemoteNotificationParams: Codable, Sendable, Equatable {
+    /// Identifies the fetch completion handler the app must call (`fetchCompletion`).
+    public var completionId: Int
+    public var userInfo: [String: JSONValue]
+
+    public init(completionId: Int, userInfo: [String: JSONValue]) {
+        self.completionId = completionId
+        self.userInfo = userInfo
+    }
+}
+
+public struct FetchCompletionParams: Codable, Sendable {
+    public var completionId: Int
+    /// `newData`, `noData` or `failed`, as `UIBackgroundFetchResult`.
+    public var result: String
+
+    public init(completionId: Int, result: String) {
+        self.completionId = completionId
+        self.result = result
+    }
+}
+
+public struct SessionCreateParams: Codable, Sendable {
+    public var identifier: String
+    /// A session made with `URLSessionConfiguration.background(withIdentifier:)`; a default session's
+    /// tasks die with the app.
+    public var background: Bool
+
+    public init(identifier: String, background: Bool) {
+        self.identifier = identifier
+        self.background = background
+    }
+}
+
+public struct DownloadTaskParams: Codable, Sendable {
+    public var session: String
+    public var taskIdentifier: Int
+    public var url: String
+
+    public init(session: String, taskIdentifier: Int, url: String) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.url = url
+    }
+}
+
+public struct DidWriteDataParams: Codable, Sendable {
+    public var session: String
+    public var taskIdentifier: Int
+    public var bytesWritten: Int64
+    public var totalBytesWritten: Int64
+    /// -1 when the server sent no `Content-Length` (`NSURLSessionTransferSizeUnknown`).
+    public var totalBytesExpectedToWrite: Int64
+
+    public init(
+        session: String, taskIdentifier: Int, bytesWritten: Int64, totalBytesWritten: Int64,
+        totalBytesExpectedToWrite: Int64
+    ) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.bytesWritten = bytesWritten
+        self.totalBytesWritten = totalBytesWritten
+        self.totalBytesExpectedToWrite = totalBytesExpectedToWrite
+    }
+}
+
+public struct DidFinishDownloadingParams: Codable, Sendable {
+    public var session: String
+    public var taskIdentifier: Int
+    /// The temporary file in the app's `tmp/`; deleted as soon as the app answers.
+    public var location: String
+
+    public init(session: String, taskIdentifier: Int, location: String) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.location = location
+    }
+}
+
+public struct DidCompleteParams: Codable, Sendable {
+    public var session: String
+    public var taskIdentifier: Int
+    /// nil on success.
+    public var error: TaskError?
+
+    public init(session: String, taskIdentifier: Int, error: TaskError?) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.error = error
+    }
+}
+
+/// An `NSError` in `NSURLErrorDomain` terms.
+public struct TaskError: Codable, Sendable, Equatable, Error {
+    public var code: Int
+    public var localizedDescription: String
+
+    public init(code: Int, localizedDescription: String) {
+        self.code = code
+        self.localizedDescription = localizedDescription
+    }
+}
+
+public struct LocalNotificationParams: Codable, Sendable, Equatable {
+    public var alertBody: String?
+    public var alertTitle: String?
+    public var applicationIconBadgeNumber: Int?
+    public var soundName: String?
+    public var userInfo: [String: JSONValue]?
+
+    public init(
+        alertBody: String? = nil, alertTitle: String? = nil, applicationIconBadgeNumber: Int? = nil,
+        soundName: String? = nil, userInfo: [String: JSONValue]? = nil
+    ) {
+        self.alertBody = alertBody
+        self.alertTitle = alertTitle
+        self.applicationIconBadgeNumber = applicationIconBadgeNumber
+        self.soundName = soundName
+        self.userInfo = userInfo
+    }
+}
+
+public struct LogParams: Codable, Sendable {
+    public var message: String
+    public init(message: String) { self.message = message }
+}
+
+/// The empty result and the empty parameter list.
+public struct Empty: Codable, Sendable {
+    public init() {}
+}

@@ -1,0 +1,25 @@
+/// The method names of device protocol v1 (see docs/device-protocol.md).
+public enum DeviceMethod {
+    /// The protocol version this build speaks; the `hello` handshake compares it.
+    public static let protocolVersion = 1
+
+    // Requests from the app to the device.
+    public static let hello = "hello"
+    public static let registerForRemoteNotifications = "registerForRemoteNotifications"
+    public static let sessionCreate = "session.create"
+    public static let downloadTaskResume = "downloadTask.resume"
+    public static let fetchCompletion = "fetchCompletion"
+    public static let backgroundEventsCompletion = "backgroundEventsCompletion"
+    public static let localNotificationAdd = "localNotification.add"
+    /// A notification from the app: a line for the run's log.
+    public static let log = "log"
+
+    // Notifications and requests from the device to the app.
+    public static let applicationDidEnterBackground = "applicationDidEnterBackground"
+    public static let applicationWillEnterForeground = "applicationWillEnterForeground"
+    public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
+    public static let didWriteData = "didWriteData"
+    /// A request: the device waits for the answer, then deletes the temporary file, as iOS does.
+    public static let didFinishDownloadingTo = "didFinishDownloadingTo"
+    public static let didCompleteWithError = "didCompleteWithError"
+}

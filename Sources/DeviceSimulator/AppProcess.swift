@@ -1,0 +1,113 @@
+import Foundation
+import HarnessTimeline
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One running process of an app under test: spawned, stopped, continued and killed with real signals.
+///
+/// Standard output and error are read line by line; the last lines are kept so that a launch failure
+/// can show what the app said before it died.
+final class AppProcess: @unchecked Sendable {
+    struct Termination: Sendable {
+        var status: Int32
+        var signal: Int32?
+
+        var description: String {
+            if let signal { return "killed by signal \(signal)" }
+            return "exited with status \(status)"
+        }
+    }
+
+    let process = Process()
+    private let outputLines = LockedState<[String]>([])
+    private static let keptLines = 20
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Starts the process. `onLine` sees every output line; `onExit` is called once, when it ends.
+    init(
+        command: [String], workingDirectory: URL, environment: [String: String],
+        onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Termination) -> Void
+    ) throws {
+        guard let executable = command.first else { throw DeviceError("the app's command is empty") }
+        process.executableURL = Self.resolve(executable, in: workingDirectory)
+        process.arguments = Array(command.dropFirst())
+        process.currentDirectoryURL = workingDirectory
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let lines = outputLines
+        let buffer = LockedState(Data())
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
+            let complete: [String] = buffer.withLock { pending in
+                pending.append(chunk)
+                var found: [String] = []
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    found.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
+                }
+                return found
+            }
+            for line in complete {
+                lines.withLock { kept in
+                    kept.append(line)
+                    if kept.count > Self.keptLines { kept.removeFirst(kept.count - Self.keptLines) }
+                }
+                onLine(line)
+            }
+        }
+        process.terminationHandler = { process in
+            let signal: Int32? = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+            onExit(Termination(status: process.terminationStatus, signal: signal))
+        }
+        do {
+            try process.run()
+        } catch {
+            output.fileHandleForReading.readabilityHandler = nil
+            throw DeviceError(
+                "the app command '\(command.joined(separator: " "))' cannot start: \(error.localizedDescription)")
+        }
+    }
+
+    /// The last lines the app printed, oldest first.
+    var lastOutputLines: [String] { outputLines.withLock { $0 } }
+
+    func suspend() { signal(SIGSTOP) }
+    func resume() { signal(SIGCONT) }
+
+    /// `SIGKILL`, followed by `SIGCONT` so that a stopped process dies at once.
+    func kill() {
+        signal(SIGKILL)
+        signal(SIGCONT)
+    }
+
+    private func signal(_ number: Int32) {
+        _ = Foundation.kill(pid, number)
+    }
+
+    private static func resolve(_ executable: String, in directory: URL) -> URL {
+        if executable.hasPrefix("/") { return URL(fileURLWithPath: executable) }
+        if executable.contains("/") { return directory.appendingPathComponent(executable) }
+        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in searchPath.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(executable)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return directory.appendingPathComponent(executable)
+    }
+}
+
+/// A problem the device simulator reports to the harness, worded for the user.
+public struct DeviceError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// How the simulated device behaves. Defaults follow iOS where Apple documents a number.
+public struct DeviceConfiguration: Sendable {
+    /// Where app containers live.
+    public var dataDirectory: URL
+    /// The Unix socket apps connect to (`HARNESS_DEVICE_SOCKET`).
+    public var socketPath: String
+    /// How long a woken app may run before it must call its completion handler. iOS: 30 s.
+    public var backgroundPushBudget: Duration = .seconds(30)
+    /// How long an app keeps running after Home before it is suspended. iOS: a few seconds.
+    public var suspendAfterBackground: Duration = .seconds(2)
+    /// How long a launched app has to connect to the device socket.
+    public var launchTimeout: Duration = .seconds(20)
+    /// Extra environment for every app (service URLs, keys).
+    public var environment: [String: String] = [:]
+
+    public init(dataDirectory: URL, socketPath: String) {
+        self.dataDirectory = dataDirectory
+        self.socketPath = socketPath
+    }
+}
+
+/// An app installed on the device.
+public struct InstalledApp: Sendable {
+    public var bundleId: String
+    /// Executable and arguments; a relative executable path is resolved against `workingDirectory`.
+    public var command: [String]
+    public var workingDirectory: URL
+    /// `UIBackgroundModes`, e.g. `remote-notification`, `fetch`.
+    public var backgroundModes: Set<String>
+    public var environment: [String: String]
+
+    public init(
+        bundleId: String, command: [String], workingDirectory: URL, backgroundModes: Set<String>,
+        environment: [String: String] = [:]
+    ) {
+        self.bundleId = bundleId
+        self.command = command
+        self.workingDirectory = workingDirectory
+        self.backgroundModes = backgroundModes
+        self.environment = environment
+    }
+}

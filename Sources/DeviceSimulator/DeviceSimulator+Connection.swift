@@ -1,0 +1,152 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+import NIOCore
+
+/// The device socket: the `hello` handshake and the requests an app makes of its "OS".
+extension DeviceSimulator {
+    func handleConnection(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        try? await channel.executeThenClose { inbound, outbound in
+            let connection = AppConnection(outbound: outbound)
+            var bundleId: String?
+            for try await line in inbound {
+                guard let message = try? RPCMessage.decode(line: Data(line.readableBytesView)) else {
+                    await connection.send(.failure(id: nil, .invalidRequest("not a JSON-RPC 2.0 message")))
+                    continue
+                }
+                if message.isResponse {
+                    connection.complete(message)
+                    continue
+                }
+                let response: RPCMessage?
+                if let bound = bundleId {
+                    response = await handle(message, from: bound)
+                } else {
+                    (bundleId, response) = hello(message, connection: connection)
+                }
+                if let response { await connection.send(response) }
+            }
+            connection.close()
+            if let bundleId, apps[bundleId]?.connection === connection { apps[bundleId]?.connection = nil }
+        }
+    }
+
+    private func hello(_ message: RPCMessage, connection: AppConnection) -> (String?, RPCMessage?) {
+        guard message.method == DeviceMethod.hello, let id = message.id else {
+            return (nil, .failure(id: message.id, .invalidRequest("the first message must be a 'hello' request")))
+        }
+        guard let params = try? message.decodeParams(HelloParams.self) else {
+            return (nil, .failure(id: id, .invalidParams("hello needs protocolVersion, bundleId and pid")))
+        }
+        guard params.protocolVersion == DeviceMethod.protocolVersion else {
+            return (
+                nil,
+                .failure(
+                    id: id,
+                    .invalidRequest(
+                        "protocol version \(params.protocolVersion) is not supported; this device speaks \(DeviceMethod.protocolVersion)"
+                    ))
+            )
+        }
+        guard var record = apps[params.bundleId], let process = record.process, process.pid == params.pid,
+            case .launching(let reason) = record.state
+        else {
+            return (
+                nil,
+                .failure(id: id, .refused("no launch of \(params.bundleId) with pid \(params.pid) is waiting for it"))
+            )
+        }
+        record.connection = connection
+        let launchPush = record.launchPush
+        record.launchPush = nil
+        let waiter = record.launchWaiter
+        record.launchWaiter = nil
+        apps[params.bundleId] = record
+        let state: AppState = reason.startsInForeground ? .active : .background
+        setState(params.bundleId, state)
+        publish(.appConnected, ["bundleId": params.bundleId, "pid": "\(params.pid)", "reason": reason.rawValue])
+        let result = HelloResult(
+            protocolVersion: DeviceMethod.protocolVersion, launchReason: reason.rawValue,
+            applicationState: state == .active ? "active" : "background", container: record.container.paths,
+            badge: record.badge, remoteNotification: launchPush)
+        waiter?.resume()
+        Task { await self.flushHeld(params.bundleId) }
+        return (params.bundleId, try? .response(id: id, result))
+    }
+
+    private func flushHeld(_ bundleId: String) async {
+        guard let record = apps[bundleId], let connection = record.connection else { return }
+        apps[bundleId]?.heldPushes.removeAll()
+        apps[bundleId]?.heldTransferEvents.removeAll()
+        for push in record.heldPushes {
+            await connection.notify(DeviceMethod.didReceiveRemoteNotification, push)
+        }
+        for event in record.heldTransferEvents { await connection.send(event) }
+    }
+
+    private func handle(_ message: RPCMessage, from bundleId: String) async -> RPCMessage? {
+        guard let method = message.method else { return nil }
+        do {
+            let result: any Encodable & Sendable
+            switch method {
+            case DeviceMethod.registerForRemoteNotifications:
+                result = RegisterResult(deviceToken: try await registerForRemoteNotifications(bundleId))
+            case DeviceMethod.fetchCompletion:
+                try fetchCompleted(bundleId, try message.decodeParams(FetchCompletionParams.self))
+                result = Empty()
+            case DeviceMethod.localNotificationAdd:
+                presentLocalNotification(bundleId, try message.decodeParams(LocalNotificationParams.self))
+                result = Empty()
+            case DeviceMethod.sessionCreate:
+                let params = try message.decodeParams(SessionCreateParams.self)
+                await transferDaemon.createSession(
+                    bundleId: bundleId, identifier: params.identifier, background: params.background)
+                result = Empty()
+            case DeviceMethod.downloadTaskResume:
+                try await resumeDownload(bundleId, try message.decodeParams(DownloadTaskParams.self))
+                result = Empty()
+            case DeviceMethod.log:
+                let params = try message.decodeParams(LogParams.self)
+                publish(.appLog, ["bundleId": bundleId, "message": params.message])
+                return nil
+            default:
+                throw RPCError.methodNotFound(method)
+            }
+            guard let id = message.id else { return nil }
+            return try RPCMessage.response(id: id, AnyEncodable(result))
+        } catch let error as RPCError {
+            return message.id.map { .failure(id: $0, error) }
+        } catch let error as DecodingError {
+            return message.id.map { .failure(id: $0, .invalidParams("\(method): \(error)")) }
+        } catch {
+            return message.id.map { .failure(id: $0, .refused("\(error)")) }
+        }
+    }
+
+    private func registerForRemoteNotifications(_ bundleId: String) async throws -> String {
+        if let token = apps[bundleId]?.deviceToken { return token }
+        let token = try await pushRegistry.registerDevice(topic: bundleId) { push in
+            await self.receive(push, for: bundleId)
+        }
+        apps[bundleId]?.deviceToken = token
+        publish(.appRegisteredForPush, ["bundleId": bundleId, "deviceToken": token])
+        return token
+    }
+
+    private func presentLocalNotification(_ bundleId: String, _ params: LocalNotificationParams) {
+        if let badge = params.applicationIconBadgeNumber { apps[bundleId]?.badge = badge }
+        var attributes = ["bundleId": bundleId]
+        attributes["alertBody"] = params.alertBody
+        attributes["alertTitle"] = params.alertTitle
+        attributes["badge"] = params.applicationIconBadgeNumber.map(String.init)
+        attributes["appState"] = apps[bundleId]?.state.name
+        publish(.appLocalNotification, attributes)
+    }
+}
+
+/// Lets a `switch` pick the result type per method and still encode it.
+private struct AnyEncodable: Encodable, Sendable {
+    let value: any Encodable & Sendable
+    init(_ value: any Encodable & Sendable) { self.value = value }
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+}

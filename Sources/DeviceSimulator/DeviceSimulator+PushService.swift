@@ -1,0 +1,91 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+
+/// apsd: what happens to a push that reached the device, and the 30 s budget of a background wake.
+extension DeviceSimulator {
+    func receive(_ push: IncomingPush, for bundleId: String) async {
+        guard let record = apps[bundleId] else { return }
+        let decision = SilentPushWakeRule.decide(
+            state: record.state, isContentAvailable: push.isContentAvailable,
+            backgroundModes: record.app.backgroundModes)
+        publish(
+            .pushReceived,
+            [
+                "bundleId": bundleId, "apnsId": push.apnsId, "appState": record.state.name,
+                "decision": "\(decision)", "payload": JSONValue.object(push.payload).jsonString(),
+            ])
+        let completionId = nextCompletionId
+        nextCompletionId += 1
+        let notification = RemoteNotificationParams(completionId: completionId, userInfo: push.payload)
+        switch decision {
+        case .deliverInForeground:
+            apps[bundleId]?.outstandingCompletions[completionId] = .some(nil)
+            await deliver(notification, to: bundleId, wake: "foreground")
+        case .deliverInBackground:
+            startBudget(bundleId, completionId: completionId)
+            await deliver(notification, to: bundleId, wake: "background")
+        case .resumeInBackground:
+            startBudget(bundleId, completionId: completionId)
+            record.process?.resume()
+            setState(bundleId, .background)
+            await deliver(notification, to: bundleId, wake: "resumed")
+        case .deliverAfterLaunch:
+            startBudget(bundleId, completionId: completionId)
+            apps[bundleId]?.heldPushes.append(notification)
+        case .launchInBackground:
+            startBudget(bundleId, completionId: completionId)
+            apps[bundleId]?.launchPush = notification
+            do {
+                try await launch(bundleId, reason: .remoteNotification)
+                publish(.pushDelivered, ["bundleId": bundleId, "apnsId": push.apnsId, "wake": "launched"])
+            } catch {
+                publish(.appExited, ["bundleId": bundleId, "cause": "launchFailed", "error": "\(error)"])
+            }
+        case .notLaunchedAfterForceQuit, .ignoredNoBackgroundMode, .notSilent:
+            break
+        }
+    }
+
+    private func deliver(_ notification: RemoteNotificationParams, to bundleId: String, wake: String) async {
+        guard let connection = apps[bundleId]?.connection else { return }
+        await connection.notify(DeviceMethod.didReceiveRemoteNotification, notification)
+        publish(
+            .pushDelivered,
+            ["bundleId": bundleId, "completionId": "\(notification.completionId)", "wake": wake])
+    }
+
+    /// Starts the clock of a background wake: the app must call the completion handler within the budget.
+    private func startBudget(_ bundleId: String, completionId: Int) {
+        apps[bundleId]?.suspendTask?.cancel()
+        let budget = configuration.backgroundPushBudget
+        apps[bundleId]?.outstandingCompletions[completionId] = Task {
+            try? await Task.sleep(for: budget)
+            guard !Task.isCancelled else { return }
+            await self.budgetExpired(bundleId, completionId: completionId)
+        }
+    }
+
+    private func budgetExpired(_ bundleId: String, completionId: Int) {
+        guard apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId) != nil else { return }
+        publish(
+            .watchdogKilled,
+            [
+                "bundleId": bundleId, "completionId": "\(completionId)",
+                "budget": "\(configuration.backgroundPushBudget)",
+                "reason":
+                    "the app did not call the completion handler of application(_:didReceiveRemoteNotification:fetchCompletionHandler:) within \(configuration.backgroundPushBudget)",
+            ])
+        kill(bundleId, cause: .watchdog)
+    }
+
+    func fetchCompleted(_ bundleId: String, _ params: FetchCompletionParams) throws {
+        guard let entry = apps[bundleId]?.outstandingCompletions.removeValue(forKey: params.completionId) else {
+            throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
+        }
+        entry?.cancel()
+        publish(.appFetchCompleted, ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
+        // iOS suspends a background app as soon as it has called the handler.
+        suspendIfIdle(bundleId)
+    }
+}

@@ -1,0 +1,146 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+
+/// SpringBoard: launching, backgrounding, suspending and killing app processes.
+extension DeviceSimulator {
+    /// Launches the app as the user would (tap on the icon) and waits until it has connected.
+    public func launch(_ bundleId: String) async throws {
+        try await launch(bundleId, reason: .user)
+    }
+
+    func launch(_ bundleId: String, reason: LaunchReason) async throws {
+        var record = try record(bundleId)
+        guard !record.state.isRunning else {
+            throw DeviceError("\(bundleId) is already running (\(record.state))")
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(configuration.environment) { _, new in new }
+        environment.merge(record.app.environment) { _, new in new }
+        environment["HARNESS_DEVICE_SOCKET"] = configuration.socketPath
+        environment["HARNESS_BUNDLE_ID"] = bundleId
+        environment["HOME"] = record.container.paths.home
+        environment["TMPDIR"] = record.container.paths.tmp
+        let timeline = timeline
+        let process = try AppProcess(
+            command: record.app.command, workingDirectory: record.app.workingDirectory, environment: environment,
+            onLine: { line in timeline.publish(.appOutput, source: "app", ["bundleId": bundleId, "line": line]) },
+            onExit: { termination in Task { await self.processExited(bundleId, termination: termination) } }
+        )
+        let pid = process.pid
+        record.process = process
+        record.killCause = nil
+        apps[bundleId] = record
+        setState(bundleId, .launching(reason))
+        publish(.appLaunched, ["bundleId": bundleId, "reason": reason.rawValue, "pid": "\(pid)"])
+        try await waitForConnection(bundleId, pid: pid)
+    }
+
+    private func waitForConnection(_ bundleId: String, pid: Int32) async throws {
+        let timeout = configuration.launchTimeout
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            await self.launchTimedOut(bundleId, pid: pid)
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { continuation in
+            if apps[bundleId]?.process?.pid == pid, case .launching = apps[bundleId]?.state {
+                apps[bundleId]?.launchWaiter = continuation
+            } else {
+                continuation.resume(throwing: launchFailure(bundleId, "exited during launch"))
+            }
+        }
+    }
+
+    private func launchTimedOut(_ bundleId: String, pid: Int32) {
+        guard apps[bundleId]?.process?.pid == pid, let waiter = apps[bundleId]?.launchWaiter else { return }
+        apps[bundleId]?.launchWaiter = nil
+        waiter.resume(
+            throwing: launchFailure(
+                bundleId,
+                "did not connect to the device socket within \(configuration.launchTimeout) (is it built with DeviceClient, or does it read HARNESS_DEVICE_SOCKET?)"
+            ))
+        kill(bundleId, cause: .exited)
+    }
+
+    func launchFailure(_ bundleId: String, _ what: String) -> DeviceError {
+        let lines = apps[bundleId]?.process?.lastOutputLines ?? []
+        let output = lines.isEmpty ? " (it printed nothing)" : "; its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
+        return DeviceError("the app \(bundleId) \(what)\(output)")
+    }
+
+    /// The Home button: the app moves to the background and is suspended a moment later, unless it
+    /// still owes a completion handler.
+    public func pressHome(_ bundleId: String) async throws {
+        let record = try record(bundleId)
+        guard record.state == .active else { throw DeviceError("\(bundleId) is not in the foreground (\(record.state))") }
+        setState(bundleId, .background)
+        await record.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
+        scheduleSuspension(bundleId, after: configuration.suspendAfterBackground)
+    }
+
+    /// Brings the app back to the foreground (from the app switcher).
+    public func bringToForeground(_ bundleId: String) async throws {
+        let record = try record(bundleId)
+        switch record.state {
+        case .suspended:
+            record.process?.resume()
+        case .background:
+            break
+        default:
+            throw DeviceError("\(bundleId) is not in the background (\(record.state))")
+        }
+        apps[bundleId]?.suspendTask?.cancel()
+        setState(bundleId, .active)
+        await record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
+    }
+
+    func scheduleSuspension(_ bundleId: String, after delay: Duration) {
+        apps[bundleId]?.suspendTask?.cancel()
+        apps[bundleId]?.suspendTask = Task {
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            self.suspendIfIdle(bundleId)
+        }
+    }
+
+    /// `SIGSTOP` once the app has nothing it is allowed to finish in the background.
+    func suspendIfIdle(_ bundleId: String) {
+        guard let record = apps[bundleId], record.state == .background, record.outstandingCompletions.isEmpty,
+            let process = record.process
+        else { return }
+        process.suspend()
+        setState(bundleId, .suspended)
+    }
+
+    /// Kills the process with `SIGKILL`, remembering why, since iOS treats the causes differently.
+    func kill(_ bundleId: String, cause: NotRunningCause) {
+        guard let process = apps[bundleId]?.process else { return }
+        apps[bundleId]?.killCause = cause
+        process.kill()
+    }
+
+    func processExited(_ bundleId: String, termination: AppProcess.Termination) {
+        guard var record = apps[bundleId] else { return }
+        let cause = record.killCause ?? (termination.signal == nil && termination.status == 0 ? .exited : .crashed)
+        let waiter = record.launchWaiter
+        record.launchWaiter = nil
+        record.suspendTask?.cancel()
+        for watchdog in record.outstandingCompletions.values { watchdog?.cancel() }
+        record.outstandingCompletions.removeAll()
+        record.connection?.close()
+        record.connection = nil
+        apps[bundleId] = record
+        publish(
+            .appExited,
+            ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
+        setState(bundleId, .notRunning(cause))
+        apps[bundleId]?.process = nil
+        if let waiter {
+            apps[bundleId]?.process = record.process
+            let failure = launchFailure(bundleId, "exited during launch (\(termination.description))")
+            apps[bundleId]?.process = nil
+            waiter.resume(throwing: failure)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// Plays iOS for the apps under test: SpringBoard (processes and their states), apsd (silent-push
+/// wake rules and the 30 s budget), nsurlsessiond (the ``TransferDaemon``) and the notification centre.
+///
+/// Apps connect to ``DeviceConfiguration/socketPath`` and speak device protocol v1. Every decision is
+/// published to the timeline.
+public actor DeviceSimulator {
+    public let configuration: DeviceConfiguration
+    let timeline: Timeline
+    let pushRegistry: any PushRegistry
+    let transferDaemon: TransferDaemon
+    let logger: Logger
+    var apps: [String: AppRecord] = [:]
+    var nextCompletionId = 1
+    var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
+
+    public init(
+        configuration: DeviceConfiguration, timeline: Timeline, pushRegistry: any PushRegistry,
+        logger: Logger = Logger(label: "device")
+    ) {
+        self.configuration = configuration
+        self.timeline = timeline
+        self.pushRegistry = pushRegistry
+        self.transferDaemon = TransferDaemon(timeline: timeline)
+        self.logger = logger
+    }
+
+    /// Binds the device socket. Call before launching apps; ``serve()`` then accepts their connections.
+    public func bind() async throws {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(unixDomainSocketPath: configuration.socketPath, cleanupExistingSocketFile: true) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        self.listener = listener
+    }
+
+    /// Accepts app connections until cancelled; then kills every app and stops the transfer daemon.
+    public func serve() async throws {
+        guard let listener else { throw DeviceError("the device socket is not bound") }
+        await withTaskCancellationHandler {
+            await withDiscardingTaskGroup { group in
+                try? await listener.executeThenClose { inbound in
+                    for try await connection in inbound {
+                        group.addTask { await self.handleConnection(connection) }
+                    }
+                }
+            }
+        } onCancel: {
+            listener.channel.close(promise: nil)
+        }
+    }
+
+    /// Kills every app process and stops background transfers.
+    public func shutdown() async {
+        for bundleId in apps.keys {
+            apps[bundleId]?.suspendTask?.cancel()
+            for watchdog in apps[bundleId]?.outstandingCompletions.values ?? [:].values { watchdog?.cancel() }
+            if let process = apps[bundleId]?.process {
+                apps[bundleId]?.killCause = .exited
+                process.kill()
+                process.process.waitUntilExit()
+            }
+        }
+        await transferDaemon.shutdown()
+        try? await listener?.channel.close()
+        try? FileManager.default.removeItem(atPath: configuration.socketPath)
+    }
+
+    public func install(_ app: InstalledApp) throws {
+        let container = try AppContainer(root: configuration.dataDirectory, bundleId: app.bundleId)
+        apps[app.bundleId] = AppRecord(app: app, container: container)
+    }
+
+    public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }
+
+    public func containerPaths(of bundleId: String) -> ContainerPaths? { apps[bundleId]?.container.paths }
+
+    func publish(_ kind: EventKind, _ attributes: [String: String]) {
+        let source = kind.rawValue.hasPrefix("app.") ? "app" : "device"
+        timeline.publish(kind, source: source, attributes)
+    }
+
+    func setState(_ bundleId: String, _ state: AppState) {
+        guard apps[bundleId]?.state != state else { return }
+        apps[bundleId]?.state = state
+        publish(.appStateChanged, ["bundleId": bundleId, "state": state.name, "detail": state.description])
+    }
+
+    func record(_ bundleId: String) throws -> AppRecord {
+        guard let record = apps[bundleId] else { throw DeviceError("no app '\(bundleId)' is installed") }
+        return record
+    }
+}

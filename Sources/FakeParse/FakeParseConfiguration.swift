@@ -1,0 +1,41 @@
+import Foundation
+
+/// Parse Server's keys, where FakeParse listens and stores, and the APNs provider it pushes through.
+public struct FakeParseConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// Parse Server's customary port.
+    public var port = 1337
+    public var applicationId = "nasa-tv"
+    /// When set, clients must send it as `X-Parse-Client-Key` (or a REST key / the master key).
+    public var clientKey: String?
+    public var restAPIKey: String?
+    public var masterKey = "master-key"
+    /// The SQLite file; created if missing.
+    public var databasePath: String
+    public var apns: APNsProviderConfiguration
+
+    public init(databasePath: String, apns: APNsProviderConfiguration) {
+        self.databasePath = databasePath
+        self.apns = apns
+    }
+}
+
+/// What a Parse push adapter needs to reach APNs with token authentication.
+public struct APNsProviderConfiguration: Sendable {
+    /// e.g. `https://127.0.0.1:2197`.
+    public var url: String
+    /// A PEM file of extra roots to trust (FakeAPNs's CA); nil trusts only the system's.
+    public var caFile: String?
+    public var teamId: String
+    public var keyId: String
+    /// The `.p8` file.
+    public var keyFile: String
+
+    public init(url: String, caFile: String?, teamId: String, keyId: String, keyFile: String) {
+        self.url = url
+        self.caFile = caFile
+        self.teamId = teamId
+        self.keyId = keyId
+        self.keyFile = keyFile
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import HarnessTimeline
+import Hummingbird
+
+/// The REST routes, with Parse Server's authentication rules: the application id always, a client or
+/// REST key when one is configured, the master key for queries, pushes and `_PushStatus`.
+struct ParseRoutes: Sendable {
+    let configuration: FakeParseConfiguration
+    let store: ParseStore
+    let pushes: PushSender
+    let timeline: Timeline
+
+    func register(on router: RouterGroup<BasicRequestContext>) {
+        router.get("health") { _, _ in json(["status": "ok"]) }
+        for path in ["installations", "classes/_Installation"] {
+            router.post(RouterPath(stringLiteral: path)) { request, context in
+                try await saveInstallation(request, context)
+            }
+            router.get(RouterPath(stringLiteral: path)) { request, _ in
+                try authorize(request, master: true)
+                return json(["results": try store.installations()])
+            }
+        }
+        router.post("push") { request, context in try await push(request, context) }
+        router.get("classes/_PushStatus") { request, _ in
+            try authorize(request, master: true)
+            return json(["results": try store.pushStatuses()])
+        }
+    }
+
+    private func authorize(_ request: Request, master: Bool) throws {
+        guard request.headers[.parseApplicationId] == configuration.applicationId else { throw ParseError.unauthorized }
+        let isMaster = request.headers[.parseMasterKey] == configuration.masterKey
+        if master {
+            guard isMaster else { throw ParseError.masterKeyRequired }
+            return
+        }
+        let clientKeys = [configuration.clientKey, configuration.restAPIKey].compactMap { $0 }
+        guard clientKeys.isEmpty || isMaster else {
+            let offered = [request.headers[.parseClientKey], request.headers[.parseRESTAPIKey]].compactMap { $0 }
+            guard offered.contains(where: clientKeys.contains) else { throw ParseError.unauthorized }
+            return
+        }
+    }
+
+    private func body(_ request: Request, _ context: BasicRequestContext) async throws -> ([String: Any], String) {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let data = Data(buffer.readableBytesView)
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw ParseError.invalidJSON("the body must be a JSON object")
+        }
+        return (object, String(decoding: data, as: UTF8.self))
+    }
+
+    private func saveInstallation(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try authorize(request, master: false)
+        var (fields, _) = try await body(request, context)
+        if var token = fields["deviceToken"] as? String {
+            if token.count == 64 { token = token.lowercased() }
+            fields["deviceToken"] = token
+        }
+        if let id = fields["installationId"] as? String {
+            fields["installationId"] = id.lowercased()
+        } else if let header = request.headers[.parseInstallationId] {
+            fields["installationId"] = header.lowercased()
+        }
+        guard fields["deviceToken"] != nil || fields["installationId"] != nil else {
+            throw ParseError.missingInstallationId
+        }
+        let saved = try store.saveInstallation(fields)
+        timeline.publish(
+            .parseInstallationSaved, source: "parse",
+            [
+                "objectId": saved.objectId, "created": "\(saved.created)",
+                "deviceToken": fields["deviceToken"] as? String ?? "",
+                "appIdentifier": fields["appIdentifier"] as? String ?? "",
+                "deviceType": fields["deviceType"] as? String ?? "",
+            ])
+        if saved.created {
+            var response = json(["objectId": saved.objectId, "createdAt": saved.createdAt], status: .created)
+            response.headers[.location] = "\(request.uri.path)/\(saved.objectId)"
+            return response
+        }
+        return json(["updatedAt": saved.updatedAt])
+    }
+
+    private func push(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        try authorize(request, master: true)
+        let (object, raw) = try await body(request, context)
+        let channels = object["channels"] as? [Any]
+        let whereQuery = object["where"] as? [String: Any]
+        if channels != nil, whereQuery != nil {
+            throw ParseError.pushMisconfigured("Channels and query can not be set at the same time.")
+        }
+        guard channels != nil || whereQuery != nil else {
+            throw ParseError.pushMisconfigured(#"Sending a push requires either "channels" or a "where" query."#)
+        }
+        guard let data = object["data"] as? [String: Any] else {
+            throw ParseError.pushMisconfigured("A push needs a 'data' object.")
+        }
+        let constraints = whereQuery ?? ["channels": ["$in": channels ?? []]]
+        let expiration = (object["expiration_time"] as? Int) ?? (object["expiration_time"] as? Double).map { Int($0) }
+        let statusId = try pushes.start(
+            query: InstallationQuery(constraints: constraints), data: data, expiration: expiration, rawBody: raw)
+        var response = json(["result": true])
+        response.headers[.parsePushStatusId] = statusId
+        return response
+    }
+}
+
+private func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+    return Response(
+        status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+extension HTTPField.Name {
+    static let parseApplicationId = Self("X-Parse-Application-Id")!
+    static let parseMasterKey = Self("X-Parse-Master-Key")!
+    static let parseClientKey = Self("X-Parse-Client-Key")!
+    static let parseRESTAPIKey = Self("X-Parse-REST-API-Key")!
+    static let parseInstallationId = Self("X-Parse-Installation-Id")!
+    static let parsePushStatusId = Self("X-Parse-Push-Status-Id")!
+}

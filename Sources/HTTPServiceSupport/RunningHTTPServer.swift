@@ -1,0 +1,53 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A Hummingbird application started in the background, with the port it really bound.
+///
+/// `start` returns once the server listens, or throws the bind error (a port clash) instead of waiting
+/// forever for a port that will never come.
+public final class RunningHTTPServer: Sendable {
+    public let port: Int
+    private let task: Task<Void, any Error>
+
+    private init(port: Int, task: Task<Void, any Error>) {
+        self.port = port
+        self.task = task
+    }
+
+    public static func start(
+        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger
+    ) async throws -> RunningHTTPServer {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let application = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port) },
+            logger: logger)
+        let task = Task {
+            do {
+                try await application.run()
+                continuation.yield(nil)
+            } catch {
+                continuation.yield(nil)
+                throw error
+            }
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let first = await iterator.next(), let bound = first else {
+            if case .failure(let error) = await task.result { throw error }
+            throw HTTPServerStopped()
+        }
+        return RunningHTTPServer(port: bound, task: task)
+    }
+
+    /// Stops accepting and waits for the server to finish.
+    public func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+struct HTTPServerStopped: Error, CustomStringConvertible {
+    var description: String { "the HTTP server stopped before it was listening" }
+}
+

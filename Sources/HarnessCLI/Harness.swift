@@ -1,0 +1,16 @@
+import ArgumentParser
+
+/// The `harness` command: a thin layer over HarnessCore that parses arguments and prints.
+@main
+struct Harness: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "harness",
+        abstract: "End-to-end tests of iOS push-driven flows: Parse → APNs → device → app → media server.",
+        discussion: "Exit codes: 0 pass, 1 a scenario failed, 2 usage or configuration error, 130 interrupted.",
+        subcommands: [Run.self, List.self, Serve.self])
+}
+
+struct ConfigOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: "The scenario file.")
+    var config = "harness.yml"
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import HarnessCore
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run a scenario and check its chain.")
+
+    @OptionGroup var options: ConfigOptions
+
+    @Argument(help: "The scenario to run (see 'harness list').")
+    var scenario: String
+
+    @Option(help: "Where to write timeline.jsonl and junit.xml (default .harness/runs/<time>-<scenario>).")
+    var reportDir: String?
+
+    func run() async throws {
+        let configuration = try loadConfiguration(options.config)
+        guard let scenario = configuration.scenario(named: scenario) else {
+            let known = configuration.scenarios.map(\.name).joined(separator: ", ")
+            fail("no scenario named '\(self.scenario)' in \(options.config); known scenarios: \(known)", code: 2)
+        }
+        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
+            ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
+        let runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
+        print("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
+        let task = Task { await runner.run(scenario) { line in print(line) } }
+        let signals = InterruptSignals { task.cancel() }
+        let result = await task.value
+        signals.cancel()
+        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
+        print("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", seconds)) s")
+        if case .setupError(let message) = result.outcome { printError(message) }
+        print("report: \(result.reportDirectory.path)")
+        throw ExitCode(result.outcome.exitCode)
+    }
+}

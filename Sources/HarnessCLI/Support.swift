@@ -1,0 +1,43 @@
+import Foundation
+import HarnessCore
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("harness: \(message)\n".utf8))
+}
+
+func fail(_ message: String, code: Int32) -> Never {
+    printError(message)
+    exit(code)
+}
+
+/// Loads harness.yml, or exits 2 with the file, line and key of the problem.
+func loadConfiguration(_ path: String) throws -> HarnessConfiguration {
+    do {
+        return try ConfigurationLoader.load(path: path)
+    } catch let error as ConfigurationError {
+        fail(error.description, code: 2)
+    }
+}
+
+/// Calls `handler` once on the first SIGINT or SIGTERM, so the run can stop its app and services and
+/// still write its report.
+final class InterruptSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(handler: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                FileHandle.standardError.write(Data("\nharness: interrupted, stopping the app and services…\n".utf8))
+                handler()
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}

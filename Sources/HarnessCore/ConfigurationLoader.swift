@@ -1,0 +1,180 @@
+import Foundation
+import Yams
+
+/// Reads harness.yml strictly: unknown keys and bad values are errors with file, line and key path.
+public enum ConfigurationLoader {
+    public static func load(path: String) throws -> HarnessConfiguration {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigurationError(
+                file: path, line: nil, column: nil, keyPath: "", message: "cannot read the file: \(error.localizedDescription)")
+        }
+        return try parse(text, file: path)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> HarnessConfiguration {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                throw ConfigurationError(file: file, line: nil, column: nil, keyPath: "", message: "the file is empty")
+            }
+            root = node
+        } catch let error as ConfigurationError {
+            throw error
+        } catch let error as YamlError {
+            throw ConfigurationError(file: file, line: nil, column: nil, keyPath: "", message: "not valid YAML: \(error)")
+        }
+        let reader = YAMLReader(file: file, node: root, path: "")
+        let top = try reader.mapping(known: ["version", "services", "apps", "scenarios"])
+        guard let version = top["version"] else { throw reader.error("missing 'version: 1'") }
+        guard try version.int() == 1 else { throw version.error("only version 1 is supported") }
+        var configuration = HarnessConfiguration(file: file)
+        if let services = top["services"] { configuration.services = try readServices(services) }
+        if let apps = top["apps"] {
+            for (name, app) in try apps.namedEntries() { configuration.apps[name] = try readApp(name, app) }
+        }
+        if let scenarios = top["scenarios"] {
+            for (name, scenario) in try scenarios.namedEntries() {
+                configuration.scenarios.append(try readScenario(name, scenario, apps: configuration.apps))
+            }
+        }
+        return configuration
+    }
+
+    private static func readServices(_ reader: YAMLReader) throws -> ServicesConfiguration {
+        var services = ServicesConfiguration()
+        let entries = try reader.mapping(known: ["apns", "media", "parse", "device"])
+        if let apns = try entries["apns"]?.mapping(known: ["port", "controlPort", "teamId", "keyId"]) {
+            if let value = apns["port"] { services.apns.port = try value.port() }
+            if let value = apns["controlPort"] { services.apns.controlPort = try value.port() }
+            if let value = apns["teamId"] { services.apns.teamId = try value.string() }
+            if let value = apns["keyId"] { services.apns.keyId = try value.string() }
+        }
+        if let media = try entries["media"]?.mapping(known: ["port", "root", "throttle"]) {
+            if let value = media["port"] { services.media.port = try value.port() }
+            if let value = media["root"] { services.media.root = try value.string() }
+            if let value = media["throttle"] { services.media.throttle = value.node.null != nil ? nil : try value.rate() }
+        }
+        if let parse = try entries["parse"]?.mapping(known: ["port", "applicationId", "clientKey", "masterKey"]) {
+            if let value = parse["port"] { services.parse.port = try value.port() }
+            if let value = parse["applicationId"] { services.parse.applicationId = try value.string() }
+            if let value = parse["clientKey"] { services.parse.clientKey = try value.string() }
+            if let value = parse["masterKey"] { services.parse.masterKey = try value.string() }
+        }
+        if let device = entries["device"] { services.device = try readDevice(device, base: services.device) }
+        return services
+    }
+
+    private static func readDevice(_ reader: YAMLReader, base: DeviceSettings) throws -> DeviceSettings {
+        var settings = base
+        let entries = try reader.mapping(known: ["backgroundPushBudget", "suspendAfterBackground", "launchTimeout"])
+        if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
+        if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
+        if let value = entries["launchTimeout"] { settings.launchTimeout = try value.duration() }
+        return settings
+    }
+
+    private static func readApp(_ name: String, _ reader: YAMLReader) throws -> AppConfiguration {
+        let entries = try reader.mapping(known: ["bundleId", "build", "command", "backgroundModes", "environment"])
+        guard let bundleId = entries["bundleId"] else { throw reader.error("an app needs a 'bundleId'") }
+        guard let command = entries["command"] else { throw reader.error("an app needs a 'command' (a list)") }
+        let arguments = try command.strings()
+        guard !arguments.isEmpty else { throw command.error("the command must not be empty") }
+        var app = AppConfiguration(
+            name: name, bundleId: try bundleId.string(), build: try entries["build"]?.strings(), command: arguments,
+            backgroundModes: Set(try entries["backgroundModes"]?.strings() ?? []))
+        let knownModes: Set<String> = ["remote-notification", "fetch", "audio", "location", "voip", "processing"]
+        if let modes = entries["backgroundModes"], let unknown = app.backgroundModes.subtracting(knownModes).first {
+            throw modes.error("unknown background mode '\(unknown)'; known: \(knownModes.sorted().joined(separator: ", "))")
+        }
+        if let environment = entries["environment"] {
+            for (key, value) in try environment.namedEntries() { app.environment[key] = try value.string() }
+        }
+        return app
+    }
+
+    private static func readScenario(_ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration]) throws
+        -> Scenario
+    {
+        let entries = try reader.mapping(known: ["description", "media", "device", "steps", "expect"])
+        var scenario = Scenario(name: name)
+        if let value = entries["description"] { scenario.description = try value.string() }
+        if let media = try entries["media"]?.mapping(known: ["throttle"]), let throttle = media["throttle"] {
+            scenario.mediaThrottle = try throttle.rate()
+        }
+        if let device = entries["device"] { scenario.device = try readDevice(device, base: DeviceSettings()) }
+        guard let steps = entries["steps"] else { throw reader.error("a scenario needs 'steps'") }
+        scenario.steps = try steps.sequence().map { try readStep($0, apps: apps) }
+        if let expect = entries["expect"] { scenario.expectation = try readExpectation(expect) }
+        return scenario
+    }
+
+    private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
+        let entries = try reader.mapping(known: ["launch", "home", "foreground", "waitFor", "push"])
+        guard entries.count == 1, let (kind, value) = entries.first else {
+            throw reader.error("each step has exactly one of: launch, home, foreground, waitFor, push")
+        }
+        func app() throws -> String {
+            let name = try value.string()
+            guard apps[name] != nil else {
+                throw value.error("no app named '\(name)'; apps: \(apps.keys.sorted().joined(separator: ", "))")
+            }
+            return name
+        }
+        switch kind {
+        case "launch": return .launch(app: try app())
+        case "home": return .home(app: try app())
+        case "foreground": return .foreground(app: try app())
+        case "push":
+            let fields = try value.mapping(known: ["where", "channels", "data", "expiration_time", "push_time"])
+            guard fields["data"] != nil else { throw value.error("a push needs 'data'") }
+            return .push(body: try JSONBox(try value.json()))
+        default:
+            let fields = try value.mapping(known: ["event", "where", "timeout"])
+            guard let event = fields["event"] else { throw value.error("waitFor needs an 'event'") }
+            var pattern = EventPattern(kind: try event.string())
+            if let attributes = fields["where"] { pattern.attributes = try readAttributes(attributes) }
+            return .waitFor(pattern, timeout: try fields["timeout"]?.duration() ?? .seconds(30))
+        }
+    }
+
+    private static func readPattern(_ reader: YAMLReader) throws -> EventPattern {
+        if case .scalar = reader.node { return EventPattern(kind: try reader.string()) }
+        let entries = try reader.namedEntries()
+        guard entries.count == 1, let (kind, attributes) = entries.first else {
+            throw reader.error("write an event as its kind, or as 'kind: {attribute: value}'")
+        }
+        return EventPattern(kind: kind, attributes: try readAttributes(attributes))
+    }
+
+    private static func readAttributes(_ reader: YAMLReader) throws -> [String: AttributeMatch] {
+        var result: [String: AttributeMatch] = [:]
+        for (key, value) in try reader.namedEntries() {
+            if case .mapping = value.node {
+                let match = try value.mapping(known: ["sha256OfFixture"])
+                result[key] = .sha256OfFixture(try match["sha256OfFixture"]!.string())
+            } else {
+                result[key] = .equals(try value.string())
+            }
+        }
+        return result
+    }
+
+    private static func readExpectation(_ reader: YAMLReader) throws -> Expectation {
+        let entries = try reader.mapping(known: ["chain", "never", "files", "within"])
+        var expectation = Expectation()
+        if let chain = entries["chain"] { expectation.chain = try chain.sequence().map(readPattern) }
+        if let never = entries["never"] { expectation.never = try never.sequence().map(readPattern) }
+        if let within = entries["within"] { expectation.within = try within.duration() }
+        if let files = entries["files"] {
+            expectation.files = try files.sequence().map { item in
+                let fields = try item.mapping(known: ["path", "sha256OfFixture"])
+                guard let path = fields["path"] else { throw item.error("a file expectation needs a 'path'") }
+                return FileExpectation(path: try path.string(), sha256OfFixture: try fields["sha256OfFixture"]?.string())
+            }
+        }
+        return expectation
+    }
+}

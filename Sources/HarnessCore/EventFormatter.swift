@@ -1,0 +1,57 @@
+import Foundation
+import HarnessTimeline
+
+/// Turns timeline events into the lines of the live view.
+enum EventFormatter {
+    static let shownAttributes: [String: [String]] = [
+        EventKind.serviceStarted.rawValue: ["service", "url", "throttle"],
+        EventKind.appLaunched.rawValue: ["bundleId", "reason", "pid"],
+        EventKind.appStateChanged.rawValue: ["bundleId", "state"],
+        EventKind.appExited.rawValue: ["bundleId", "cause", "termination"],
+        EventKind.appLog.rawValue: ["message"],
+        EventKind.appOutput.rawValue: ["line"],
+        EventKind.parseInstallationSaved.rawValue: ["objectId", "deviceToken", "created"],
+        EventKind.parsePushAccepted.rawValue: ["pushStatusId", "recipients"],
+        EventKind.parsePushSent.rawValue: ["apnsId"],
+        EventKind.parsePushFailed.rawValue: ["status", "reason", "error"],
+        EventKind.apnsAccepted.rawValue: ["apnsId", "pushType", "priority", "topic"],
+        EventKind.apnsRejected.rawValue: ["status", "reason"],
+        EventKind.apnsDelivered.rawValue: ["apnsId"],
+        EventKind.pushReceived.rawValue: ["appState", "decision"],
+        EventKind.pushDelivered.rawValue: ["wake"],
+        EventKind.watchdogKilled.rawValue: ["reason"],
+        EventKind.transferStarted.rawValue: ["session", "url"],
+        EventKind.transferCompleted.rawValue: ["bytes", "sha256"],
+        EventKind.transferFailed.rawValue: ["code", "error"],
+        EventKind.transferFileLost.rawValue: ["reason"],
+        EventKind.appLocalNotification.rawValue: ["alertBody", "badge"],
+        EventKind.appFetchCompleted.rawValue: ["result"],
+        EventKind.stepStarted.rawValue: ["step"],
+        EventKind.mediaRequest.rawValue: ["method", "path", "status", "range"],
+    ]
+
+    static func line(_ event: TimelineEvent) -> String? {
+        if event.kind == .transferProgress { return progressLine(event) }
+        if event.kind == .mediaResponseFinished || event.kind == .apnsDeviceRegistered { return nil }
+        let keys = shownAttributes[event.kind.rawValue] ?? event.attributes.keys.sorted()
+        let details = keys.compactMap { key in
+            event.attributes[key].flatMap { $0.isEmpty ? nil : "\(key)=\($0)" }
+        }.joined(separator: " ")
+        return String(format: "%8.3fs  %-34@ %@", event.elapsed, event.kind.rawValue as NSString, details as NSString)
+    }
+
+    static func progressLine(_ event: TimelineEvent) -> String {
+        let bytes = Double(event["bytes"] ?? "") ?? 0
+        let expected = Double(event["expected"] ?? "") ?? -1
+        guard expected > 0 else {
+            return String(format: "%8.3fs  %-34@ %.0f bytes", event.elapsed, "transfer.progress" as NSString, bytes)
+        }
+        let fraction = min(1, bytes / expected)
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded())
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        return String(
+            format: "%8.3fs  %-34@ [%@] %3.0f%% %.0f/%.0f bytes", event.elapsed, "transfer.progress" as NSString,
+            bar as NSString, fraction * 100, bytes, expected)
+    }
+}

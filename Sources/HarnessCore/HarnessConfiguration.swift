@@ -1,0 +1,133 @@
+import Foundation
+
+/// harness.yml, version 1: the services, the apps under test and the scenarios. Defaults live here.
+public struct HarnessConfiguration: Sendable {
+    public var file: String
+    public var services = ServicesConfiguration()
+    public var apps: [String: AppConfiguration] = [:]
+    /// In file order, so `harness list` shows them as written.
+    public var scenarios: [Scenario] = []
+
+    public func scenario(named name: String) -> Scenario? { scenarios.first { $0.name == name } }
+}
+
+public struct ServicesConfiguration: Sendable {
+    public var apns = APNsSettings()
+    public var media = MediaSettings()
+    public var parse = ParseSettings()
+    public var device = DeviceSettings()
+}
+
+public struct APNsSettings: Sendable {
+    public var port = 2197
+    public var controlPort = 0
+    public var teamId = "HARNESSTM1"
+    public var keyId = "HARNESSK01"
+}
+
+public struct MediaSettings: Sendable {
+    public var port = 44447
+    /// Relative to the directory of harness.yml.
+    public var root = "Fixtures/media"
+    /// Bytes per second; nil for no limit.
+    public var throttle: Int?
+}
+
+public struct ParseSettings: Sendable {
+    public var port = 1337
+    public var applicationId = "nasa-tv"
+    public var clientKey: String? = "nasa-tv-client-key"
+    public var masterKey = "nasa-tv-master-key"
+}
+
+public struct DeviceSettings: Sendable {
+    public var backgroundPushBudget: Duration = .seconds(30)
+    public var suspendAfterBackground: Duration = .seconds(2)
+    public var launchTimeout: Duration = .seconds(20)
+}
+
+public struct AppConfiguration: Sendable {
+    public var name: String
+    public var bundleId: String
+    /// Run once before the first launch (e.g. `swift build --product nasa-tv`).
+    public var build: [String]?
+    public var command: [String]
+    public var backgroundModes: Set<String>
+    public var environment: [String: String] = [:]
+}
+
+/// One scenario: what to do, and what must be seen.
+public struct Scenario: Sendable {
+    public var name: String
+    public var description: String = ""
+    /// Per-scenario overrides of the services' settings.
+    public var mediaThrottle: Int?
+    public var device: DeviceSettings?
+    public var steps: [Step] = []
+    public var expectation = Expectation()
+}
+
+public enum Step: Sendable, CustomStringConvertible {
+    case launch(app: String)
+    case home(app: String)
+    case foreground(app: String)
+    case waitFor(EventPattern, timeout: Duration)
+    /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
+    case push(body: JSONBox)
+
+    public var description: String {
+        switch self {
+        case .launch(let app): "launch \(app)"
+        case .home(let app): "home \(app)"
+        case .foreground(let app): "foreground \(app)"
+        case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
+        case .push: "push through Parse"
+        }
+    }
+}
+
+/// A JSON value read from YAML, carried as serialised text so that it is `Sendable`.
+public struct JSONBox: Sendable {
+    public let data: Data
+    init(_ object: Any) throws { data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) }
+}
+
+/// An event kind and attribute values it must carry.
+public struct EventPattern: Sendable, CustomStringConvertible {
+    public var kind: String
+    public var attributes: [String: AttributeMatch] = [:]
+
+    public var description: String {
+        attributes.isEmpty
+            ? kind : "\(kind) {" + attributes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
+}
+
+public enum AttributeMatch: Sendable, CustomStringConvertible {
+    case equals(String)
+    /// The SHA-256 of a file under the media root, compared with the attribute.
+    case sha256OfFixture(String)
+
+    public var description: String {
+        switch self {
+        case .equals(let value): value
+        case .sha256OfFixture(let path): "sha256 of \(path)"
+        }
+    }
+}
+
+/// What the run must show: a chain of events in order, events that must never happen, and files the
+/// app must have left in its container.
+public struct Expectation: Sendable {
+    public var chain: [EventPattern] = []
+    public var never: [EventPattern] = []
+    public var files: [FileExpectation] = []
+    /// How long after the last step the chain may take to complete.
+    public var within: Duration = .seconds(60)
+}
+
+public struct FileExpectation: Sendable {
+    /// Relative to the app's container home.
+    public var path: String
+    public var sha256OfFixture: String?
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How a scenario run ended.
+public enum RunOutcome: Sendable, Equatable {
+    case passed
+    /// The app or the chain did not do what the scenario expects.
+    case failed(String)
+    /// Ctrl-C or SIGTERM stopped the run.
+    case interrupted
+    /// The run could not be set up (configuration, ports): not a verdict on the app.
+    case setupError(String)
+
+    /// 0 pass, 1 a scenario failed, 2 usage or configuration error, 130 interrupted.
+    public var exitCode: Int32 {
+        switch self {
+        case .passed: 0
+        case .failed: 1
+        case .setupError: 2
+        case .interrupted: 130
+        }
+    }
+
+    public var label: String {
+        switch self {
+        case .passed: "PASS"
+        case .failed: "FAIL"
+        case .interrupted: "INTERRUPTED"
+        case .setupError: "ERROR"
+        }
+    }
+}
+
+public struct RunResult: Sendable {
+    public var scenario: String
+    public var outcome: RunOutcome
+    public var verdict: ChainVerdict?
+    public var reportDirectory: URL
+    public var duration: Duration
+}

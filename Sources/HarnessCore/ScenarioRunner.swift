@@ -1,0 +1,176 @@
+import AsyncHTTPClient
+import Crypto
+import DeviceSimulator
+import Foundation
+import HarnessTimeline
+import Logging
+import NIOCore
+
+/// Runs one scenario end to end: builds the apps, starts the services, drives the steps, waits for the
+/// chain, writes the reports and stops everything, whatever happened (Ctrl-C included).
+public struct ScenarioRunner: Sendable {
+    public var configuration: HarnessConfiguration
+    /// Where relative paths in harness.yml (media root, app commands) are resolved.
+    public var baseDirectory: URL
+    public var reportDirectory: URL
+    public var logger = Logger(label: "harness")
+
+    public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL) {
+        self.configuration = configuration
+        self.baseDirectory = baseDirectory
+        self.reportDirectory = reportDirectory
+    }
+
+    /// The default report folder: `.harness/runs/<time>-<scenario>`.
+    public static func defaultReportDirectory(base: URL, scenario: String) -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return base.appendingPathComponent(".harness/runs/\(formatter.string(from: Date()))-\(scenario)")
+    }
+
+    public func run(_ scenario: Scenario, output: @escaping @Sendable (String) -> Void) async -> RunResult {
+        let started = ContinuousClock.now
+        let timeline = Timeline()
+        let printer = Task {
+            for await event in timeline.subscribe() {
+                if let line = EventFormatter.line(event) { output(line) }
+            }
+        }
+        timeline.publish(.runStarted, source: "harness", ["scenario": scenario.name])
+        var outcome: RunOutcome
+        var explanation = ""
+        var verdict: ChainVerdict?
+        var stack: ServiceStack?
+        do {
+            try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
+            try await buildApps(for: scenario, output: output)
+            let deviceSettings = scenario.device ?? configuration.services.device
+            let services = try await ServiceStack.start(
+                services: configuration.services, deviceSettings: deviceSettings, mediaThrottle: scenario.mediaThrottle,
+                baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),
+                timeline: timeline, logger: logger)
+            stack = services
+            let mediaRoot = services.media.configuration.root
+            let digest: @Sendable (String) -> String? = { Self.sha256(of: mediaRoot.appendingPathComponent($0)) }
+            (outcome, verdict, explanation) = try await drive(scenario, services: services, timeline: timeline, digest: digest)
+        } catch is CancellationError {
+            outcome = .interrupted
+        } catch let error as PortInUse {
+            outcome = .setupError(error.description)
+        } catch let error as ConfigurationError {
+            outcome = .setupError(error.description)
+        } catch let error as StepFailure {
+            outcome = Task.isCancelled ? .interrupted : .failed(error.message)
+            explanation = error.message
+        } catch {
+            outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
+        }
+        if let stack {
+            // Teardown must finish even when the run was cancelled.
+            await Task { await stack.stop() }.value
+        }
+        timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
+        timeline.finish()
+        await printer.value
+        if explanation.isEmpty, case .failed(let message) = outcome { explanation = message }
+        let result = RunResult(
+            scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
+            duration: started.duration(to: .now))
+        if let verdict { output(VerdictFormatter.chain(verdict)) }
+        if !explanation.isEmpty, outcome != .passed { output(explanation) }
+        do {
+            try RunReport.write(result, events: timeline.events, explanation: explanation)
+        } catch {
+            output("could not write the report into \(reportDirectory.path): \(error)")
+        }
+        return result
+    }
+
+    /// Runs the steps, then waits for the chain to complete, a forbidden event, or the deadline.
+    private func drive(
+        _ scenario: Scenario, services: ServiceStack, timeline: Timeline, digest: @escaping @Sendable (String) -> String?
+    ) async throws -> (RunOutcome, ChainVerdict, String) {
+        let device = services.device
+        let serving = Task { try await device.serve() }
+        defer { serving.cancel() }
+        for app in configuration.apps.values {
+            try await device.install(
+                InstalledApp(
+                    bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,
+                    backgroundModes: app.backgroundModes, environment: app.environment))
+        }
+        let steps = StepDriver(configuration: configuration, services: services, timeline: timeline)
+        for step in scenario.steps {
+            timeline.publish(.stepStarted, source: "harness", ["step": step.description])
+            try await steps.perform(step)
+            let current = ChainVerdict.evaluate(scenario.expectation, events: timeline.events, fixtureDigest: digest)
+            if !current.violations.isEmpty { break }
+        }
+        let verdict = try await waitForVerdict(
+            scenario.expectation, timeline: timeline, digest: digest, after: scenario.expectation.within)
+        let files = try await checkFiles(scenario.expectation.files, device: device, digest: digest)
+        if verdict.passed && files.isEmpty { return (.passed, verdict, "") }
+        let explanation = VerdictFormatter.explain(verdict, fileProblems: files, events: timeline.events)
+        let summary =
+            verdict.violations.first.map { "\($0.0.kind): \($0.1["reason"] ?? $0.1.attributes.description)" }
+            ?? verdict.links.first { $0.event == nil }.map { "the chain broke at \($0.pattern)" }
+            ?? files.first ?? "the expectation was not met"
+        return (.failed(summary), verdict, explanation)
+    }
+
+    /// Waits until the chain is complete or a forbidden event appears, giving up after `timeout`.
+    private func waitForVerdict(
+        _ expectation: Expectation, timeline: Timeline, digest: @escaping @Sendable (String) -> String?,
+        after timeout: Duration
+    ) async throws -> ChainVerdict {
+        let decided: @Sendable ([TimelineEvent]) -> Bool = { events in
+            let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
+            return verdict.chainComplete || !verdict.violations.isEmpty
+        }
+        _ = try? await timeline.waitFor("the chain", timeout: timeout) { _ in decided(timeline.events) }
+        try Task.checkCancellation()
+        return ChainVerdict.evaluate(expectation, events: timeline.events, fixtureDigest: digest)
+    }
+
+    private func checkFiles(_ files: [FileExpectation], device: DeviceSimulator, digest: (String) -> String?) async throws
+        -> [String]
+    {
+        var problems: [String] = []
+        for file in files {
+            guard let app = configuration.apps.values.first, let paths = await device.containerPaths(of: app.bundleId)
+            else { continue }
+            let url = URL(fileURLWithPath: paths.home).appendingPathComponent(file.path)
+            guard let actual = Self.sha256(of: url) else {
+                problems.append("the app's container has no \(file.path)")
+                continue
+            }
+            if let fixture = file.sha256OfFixture, actual != digest(fixture) {
+                problems.append("\(file.path) in the app's container differs from the fixture \(fixture)")
+            }
+        }
+        return problems
+    }
+
+    private func buildApps(for scenario: Scenario, output: @Sendable (String) -> Void) async throws {
+        var built = Set<String>()
+        for step in scenario.steps {
+            guard case .launch(let name) = step, !built.contains(name), let app = configuration.apps[name],
+                let build = app.build
+            else { continue }
+            built.insert(name)
+            output("building \(name): \(build.joined(separator: " "))")
+            try await BuildCommand.run(build, in: baseDirectory)
+        }
+    }
+
+    static func sha256(of url: URL) -> String? {
+        guard let data = try? Data(contentsOf: url) else { return nil }
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A step could not be carried out, or the app did something that ends the scenario.
+struct StepFailure: Error {
+    var message: String
+}

@@ -1,0 +1,108 @@
+import DeviceSimulator
+import FakeAPNs
+import FakeParse
+import Foundation
+import HarnessTimeline
+import Logging
+import MediaServer
+
+/// Every fake service of one run, started in dependency order and stopped in reverse.
+public final class ServiceStack: Sendable {
+    public let apns: FakeAPNsServer
+    public let media: MediaServer
+    public let parse: FakeParseServer
+    public let device: DeviceSimulator
+    public let stateDirectory: URL
+
+    /// Binds every listener. If one fails, those already started are stopped before the error is thrown.
+    public static func start(
+        services: ServicesConfiguration, deviceSettings: DeviceSettings, mediaThrottle: Int?, baseDirectory: URL,
+        stateDirectory: URL, timeline: Timeline, logger: Logger
+    ) async throws -> ServiceStack {
+        try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
+        var apnsConfiguration = FakeAPNsConfiguration(
+            credentialsDirectory: stateDirectory.appendingPathComponent("apns"))
+        apnsConfiguration.port = services.apns.port
+        apnsConfiguration.controlPort = services.apns.controlPort
+        apnsConfiguration.teamId = services.apns.teamId
+        apnsConfiguration.keyId = services.apns.keyId
+        let apns = try await FakeAPNsServer.bind(configuration: apnsConfiguration, timeline: timeline, logger: logger)
+        timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
+
+        var mediaConfiguration = MediaServerConfiguration(
+            root: URL(fileURLWithPath: services.media.root, relativeTo: baseDirectory).standardizedFileURL)
+        mediaConfiguration.port = services.media.port
+        mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
+        let media: MediaServer
+        do {
+            media = try await MediaServer.bind(configuration: mediaConfiguration, timeline: timeline, logger: logger)
+        } catch {
+            await apns.close()
+            throw error
+        }
+        timeline.publish(
+            .serviceStarted, source: "harness",
+            ["service": "media", "url": media.url, "throttle": mediaConfiguration.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none"])
+
+        var parseConfiguration = FakeParseConfiguration(
+            databasePath: stateDirectory.appendingPathComponent("parse.sqlite").path,
+            apns: APNsProviderConfiguration(
+                url: apns.url, caFile: apns.caFile.path, teamId: services.apns.teamId, keyId: services.apns.keyId,
+                keyFile: apns.keyFile.path))
+        parseConfiguration.port = services.parse.port
+        parseConfiguration.applicationId = services.parse.applicationId
+        parseConfiguration.clientKey = services.parse.clientKey
+        parseConfiguration.masterKey = services.parse.masterKey
+        let parse: FakeParseServer
+        do {
+            parse = try await FakeParseServer.start(configuration: parseConfiguration, timeline: timeline, logger: logger)
+        } catch {
+            await media.close()
+            await apns.close()
+            throw error
+        }
+        timeline.publish(.serviceStarted, source: "harness", ["service": "parse", "url": parse.url])
+
+        var deviceConfiguration = DeviceConfiguration(
+            dataDirectory: stateDirectory.appendingPathComponent("device"),
+            socketPath: FileManager.default.temporaryDirectory
+                .appendingPathComponent("harness-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
+        deviceConfiguration.backgroundPushBudget = deviceSettings.backgroundPushBudget
+        deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
+        deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
+        deviceConfiguration.environment = [
+            "HARNESS_MEDIA_URL": media.url,
+            "HARNESS_PARSE_URL": parse.url,
+            "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
+        ]
+        deviceConfiguration.environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
+        let device = DeviceSimulator(
+            configuration: deviceConfiguration, timeline: timeline, pushRegistry: APNsDeviceRegistry(gateway: apns.gateway),
+            logger: logger)
+        do {
+            try await device.bind()
+        } catch {
+            await parse.close()
+            await media.close()
+            await apns.close()
+            throw error
+        }
+        return ServiceStack(apns: apns, media: media, parse: parse, device: device, stateDirectory: stateDirectory)
+    }
+
+    private init(apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator, stateDirectory: URL) {
+        self.apns = apns
+        self.media = media
+        self.parse = parse
+        self.device = device
+        self.stateDirectory = stateDirectory
+    }
+
+    /// Kills the apps, then stops Parse (finishing pushes in flight), the media server and APNs.
+    public func stop() async {
+        await device.shutdown()
+        await parse.close()
+        await media.close()
+        await apns.close()
+    }
+}

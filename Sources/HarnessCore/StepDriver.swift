@@ -1,0 +1,64 @@
+import AsyncHTTPClient
+import DeviceSimulator
+import Foundation
+import HarnessTimeline
+import NIOCore
+
+/// Carries out scenario steps against the running services, as a user or a backend would.
+struct StepDriver {
+    let configuration: HarnessConfiguration
+    let services: ServiceStack
+    let timeline: Timeline
+
+    func perform(_ step: Step) async throws {
+        switch step {
+        case .launch(let app):
+            do {
+                try await services.device.launch(bundleId(app))
+            } catch let error as DeviceError {
+                throw StepFailure(message: error.description)
+            }
+        case .home(let app):
+            try await deviceAction { try await services.device.pressHome(bundleId(app)) }
+        case .foreground(let app):
+            try await deviceAction { try await services.device.bringToForeground(bundleId(app)) }
+        case .waitFor(let pattern, let timeout):
+            do {
+                _ = try await timeline.waitFor(pattern.description, timeout: timeout) { event in
+                    pattern.matches(event, fixtureDigest: { _ in nil })
+                }
+            } catch let timeout as TimelineWaitTimeout {
+                throw StepFailure(message: "waitFor: \(timeout.message)")
+            }
+        case .push(let body):
+            try await sendPush(body)
+        }
+    }
+
+    private func bundleId(_ app: String) -> String { configuration.apps[app]?.bundleId ?? app }
+
+    private func deviceAction(_ action: () async throws -> Void) async throws {
+        do {
+            try await action()
+        } catch let error as DeviceError {
+            throw StepFailure(message: error.description)
+        }
+    }
+
+    /// `POST /parse/push` with the master key, as a backend would.
+    private func sendPush(_ body: JSONBox) async throws {
+        let parse = configuration.services.parse
+        var request = HTTPClientRequest(url: services.parse.url + "/push")
+        request.method = .POST
+        request.headers.add(name: "X-Parse-Application-Id", value: parse.applicationId)
+        request.headers.add(name: "X-Parse-Master-Key", value: parse.masterKey)
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body.data))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        guard response.status.code == 200 else {
+            throw StepFailure(
+                message: "Parse refused the push: \(response.status.code) \(String(buffer: answer))")
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Yams
+
+/// Strict reading of harness.yml: every mapping declares the keys it knows, and anything else, or a
+/// value of the wrong kind, is a ``ConfigurationError`` naming file, line and key path.
+struct YAMLReader {
+    let file: String
+    let node: Node
+    let path: String
+
+    func error(_ message: String, at node: Node? = nil, path: String? = nil) -> ConfigurationError {
+        let mark = (node ?? self.node).mark
+        return ConfigurationError(file: file, line: mark?.line, column: mark?.column, keyPath: path ?? self.path, message: message)
+    }
+
+    func child(_ key: String, _ node: Node) -> YAMLReader {
+        YAMLReader(file: file, node: node, path: path.isEmpty ? key : "\(path).\(key)")
+    }
+
+    /// The mapping's entries, after checking that every key is one of `known`.
+    func mapping(known: Set<String>) throws -> [String: YAMLReader] {
+        guard let mapping = node.mapping else { throw error("expected a mapping") }
+        var result: [String: YAMLReader] = [:]
+        for (keyNode, value) in mapping {
+            guard let key = keyNode.string else { throw error("keys must be strings", at: keyNode) }
+            guard known.contains(key) else {
+                let childPath = path.isEmpty ? key : "\(path).\(key)"
+                throw error("unknown key '\(key)'; known keys here: \(known.sorted().joined(separator: ", "))",
+                    at: keyNode, path: childPath)
+            }
+            result[key] = child(key, value)
+        }
+        return result
+    }
+
+    /// A mapping whose keys are names chosen by the user (apps, scenarios).
+    func namedEntries() throws -> [(String, YAMLReader)] {
+        guard let mapping = node.mapping else { throw error("expected a mapping") }
+        return try mapping.map { keyNode, value in
+            guard let key = keyNode.string else { throw error("keys must be strings", at: keyNode) }
+            return (key, child(key, value))
+        }
+    }
+
+    func sequence() throws -> [YAMLReader] {
+        guard let sequence = node.sequence else { throw error("expected a list") }
+        return sequence.enumerated().map { index, item in
+            YAMLReader(file: file, node: item, path: "\(path)[\(index)]")
+        }
+    }
+
+    func string() throws -> String {
+        guard case .scalar(let scalar) = node else { throw error("expected a string") }
+        return scalar.string
+    }
+
+    func strings() throws -> [String] { try sequence().map { try $0.string() } }
+
+    func int(range: ClosedRange<Int>? = nil) throws -> Int {
+        guard let value = node.int else { throw error("expected an integer, found '\(node.string ?? "a collection")'") }
+        if let range, !range.contains(value) { throw error("must be between \(range.lowerBound) and \(range.upperBound)") }
+        return value
+    }
+
+    func port() throws -> Int { try int(range: 0...65535) }
+
+    func bool() throws -> Bool {
+        guard let value = node.bool else { throw error("expected true or false") }
+        return value
+    }
+
+    /// `30s`, `500ms`, `2m`, or a number of seconds.
+    func duration() throws -> Duration {
+        let text = try string().trimmingCharacters(in: .whitespaces)
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let number = Double(text.dropLast(suffix.count)), number >= 0 {
+                return .milliseconds(Int64((number * factor * 1000).rounded()))
+            }
+        }
+        if let seconds = Double(text), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
+        throw error("expected a duration such as 30s, 500ms or 2m, found '\(text)'")
+    }
+
+    /// `100KB/s`, `1.5MB/s`, `64KiB/s`, or bytes per second as an integer.
+    func rate() throws -> Int {
+        let text = try string().replacingOccurrences(of: " ", with: "")
+        if let bytes = Int(text), bytes > 0 { return bytes }
+        let units: [(String, Double)] = [
+            ("KiB/s", 1024), ("MiB/s", 1024 * 1024), ("KB/s", 1000), ("MB/s", 1_000_000), ("B/s", 1),
+        ]
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            if let number = Double(text.dropLast(suffix.count)), number > 0 { return Int(number * factor) }
+        }
+        throw error("expected a rate such as 100KB/s, 2MB/s or a number of bytes per second, found '\(text)'")
+    }
+
+    /// Any YAML value as JSON (for push payloads and where-queries).
+    func json() throws -> Any {
+        switch node {
+        case .scalar(let scalar):
+            if scalar.style == .plain {
+                if let int = node.int { return int }
+                if let double = node.float { return double }
+                if let bool = node.bool { return bool }
+                if node.null != nil { return NSNull() }
+            }
+            return scalar.string
+        case .mapping:
+            var object: [String: Any] = [:]
+            for (key, value) in try namedEntries() { object[key] = try value.json() }
+            return object
+        case .sequence:
+            return try sequence().map { try $0.json() }
+        case .alias:
+            throw error("YAML aliases are not supported here")
+        }
+    }
+}

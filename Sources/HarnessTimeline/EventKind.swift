@@ -1,0 +1,69 @@
+/// The name of a kind of timeline event, such as `apns.delivered`.
+///
+/// A struct over a string rather than an enum so that later components can add kinds without touching
+/// this module, while the well-known ones stay discoverable as static members.
+public struct EventKind: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension EventKind {
+    // harness
+    public static let runStarted: EventKind = "harness.run.started"
+    public static let serviceStarted: EventKind = "harness.service.started"
+    public static let stepStarted: EventKind = "harness.step.started"
+    public static let runFinished: EventKind = "harness.run.finished"
+
+    // FakeParse
+    public static let parseInstallationSaved: EventKind = "parse.installation.saved"
+    public static let parsePushAccepted: EventKind = "parse.push.accepted"
+    public static let parsePushSent: EventKind = "parse.push.sent"
+    public static let parsePushFailed: EventKind = "parse.push.failed"
+
+    // FakeAPNs
+    public static let apnsDeviceRegistered: EventKind = "apns.device.registered"
+    public static let apnsAccepted: EventKind = "apns.request.accepted"
+    public static let apnsRejected: EventKind = "apns.request.rejected"
+    public static let apnsDelivered: EventKind = "apns.delivered"
+    public static let apnsStored: EventKind = "apns.stored"
+
+    // DeviceSimulator
+    public static let appLaunched: EventKind = "device.app.launched"
+    public static let appConnected: EventKind = "device.app.connected"
+    public static let appStateChanged: EventKind = "device.app.state"
+    public static let appExited: EventKind = "device.app.exited"
+    public static let appOutput: EventKind = "device.app.output"
+    public static let pushReceived: EventKind = "device.push.received"
+    public static let pushDelivered: EventKind = "device.push.delivered"
+    public static let watchdogKilled: EventKind = "device.watchdog.killed"
+    public static let transferStarted: EventKind = "transfer.started"
+    public static let transferProgress: EventKind = "transfer.progress"
+    public static let transferCompleted: EventKind = "transfer.completed"
+    public static let transferFailed: EventKind = "transfer.failed"
+    public static let transferFileMoved: EventKind = "transfer.file.moved"
+    public static let transferFileLost: EventKind = "transfer.file.lost"
+
+    // the app under test, as reported through the device protocol
+    public static let appRegisteredForPush: EventKind = "app.registeredForRemoteNotifications"
+    public static let appLocalNotification: EventKind = "app.localNotification"
+    public static let appFetchCompleted: EventKind = "app.fetchCompleted"
+    public static let appLog: EventKind = "app.log"
+
+    // MediaServer
+    public static let mediaRequest: EventKind = "media.request"
+    public static let mediaResponseFinished: EventKind = "media.response.finished"
+}

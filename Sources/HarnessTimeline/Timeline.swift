@@ -1,0 +1,99 @@
+import Foundation
+
+/// The run's single ordered stream of events: every component publishes into it, and assertions, the
+/// live view and the reports read from it.
+///
+/// Publishing is synchronous and cheap (a lock and an append) so that it can be called from event-loop
+/// threads. Readers either take a snapshot or subscribe to an `AsyncStream` that starts with everything
+/// already published, so a subscriber can never miss an event that raced its subscription.
+public final class Timeline: Sendable {
+    private struct State {
+        var events: [TimelineEvent] = []
+        var subscribers: [UUID: AsyncStream<TimelineEvent>.Continuation] = [:]
+        var finished = false
+    }
+
+    private let state = LockedState(State())
+    private let start = ContinuousClock.now
+
+    public init() {}
+
+    /// Appends an event and hands it to every subscriber.
+    @discardableResult
+    public func publish(_ kind: EventKind, source: String, _ attributes: [String: String] = [:]) -> TimelineEvent {
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return state.withLock { state in
+            let event = TimelineEvent(
+                sequence: state.events.count + 1, elapsed: seconds, date: Date(), kind: kind, source: source,
+                attributes: attributes)
+            state.events.append(event)
+            for continuation in state.subscribers.values { continuation.yield(event) }
+            return event
+        }
+    }
+
+    /// Everything published so far, in order.
+    public var events: [TimelineEvent] { state.withLock { $0.events } }
+
+    /// A stream of every event, past and future, ending when ``finish()`` is called.
+    public func subscribe() -> AsyncStream<TimelineEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
+        let id = UUID()
+        state.withLock { state in
+            for event in state.events { continuation.yield(event) }
+            if state.finished {
+                continuation.finish()
+            } else {
+                state.subscribers[id] = continuation
+            }
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every subscription; later events are still recorded but no longer streamed.
+    public func finish() {
+        let continuations = state.withLock { state in
+            state.finished = true
+            defer { state.subscribers.removeAll() }
+            return Array(state.subscribers.values)
+        }
+        for continuation in continuations { continuation.finish() }
+    }
+
+    /// Waits for the first event, past or future, that satisfies `predicate`.
+    ///
+    /// - Throws: ``TimelineWaitTimeout`` naming `description` when `timeout` passes first.
+    public func waitFor(
+        _ description: String, timeout: Duration, where predicate: @escaping @Sendable (TimelineEvent) -> Bool
+    ) async throws -> TimelineEvent {
+        let stream = subscribe()
+        return try await withThrowingTaskGroup(of: TimelineEvent?.self) { group in
+            group.addTask {
+                for await event in stream where predicate(event) { return event }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let event = first else {
+                try Task.checkCancellation()
+                throw TimelineWaitTimeout(description: description, timeout: timeout)
+            }
+            return event
+        }
+    }
+}
+
+/// The event a caller waited for did not come in time.
+public struct TimelineWaitTimeout: Error, CustomStringConvertible {
+    public var description: String
+    public var timeout: Duration
+
+    public var message: String { "no \(description) within \(timeout)" }
+}
