@@ -53,12 +53,12 @@ public final class Application {
         try? connection.notify(DeviceMethod.log, LogParams(message: message))
     }
 
-    func send<P: Encodable & Sendable>(_ method: String, _ params: P) {
-        Task {
-            do {
-                _ = try await connection.call(method, params)
-            } catch {
-                log("device refused \(method): \(error)")
+    /// Sends a request now (requests keep their order) and logs a refusal when it comes.
+    func send<P: Encodable>(_ method: String, _ params: P) {
+        let connection = connection
+        connection.send(method, params) { result in
+            if case .failure(let error) = result {
+                try? connection.notify(DeviceMethod.log, LogParams(message: "device refused \(method): \(error)"))
             }
         }
     }

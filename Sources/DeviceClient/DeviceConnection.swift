@@ -16,7 +16,7 @@ final class DeviceConnection: @unchecked Sendable {
     private let fd: Int32
     private let writeLock = NSLock()
     private let pendingLock = NSLock()
-    private var pending: [Int: CheckedContinuation<JSONValue, any Error>] = [:]
+    private var pending = PendingRequests()
     private var nextId = 1
     private let onMessage: @Sendable (RPCMessage) -> Void
 
@@ -49,21 +49,28 @@ final class DeviceConnection: @unchecked Sendable {
         thread.start()
     }
 
-    /// Sends a request and waits for the device's answer.
-    func call<P: Encodable & Sendable>(_ method: String, _ params: P) async throws -> JSONValue {
+    /// Writes a request at once, so requests reach the device in the order the app made them, and
+    /// hands the device's answer to `onResult` when it comes.
+    func send<P: Encodable>(
+        _ method: String, _ params: P, onResult: @escaping @Sendable (Result<JSONValue, any Error>) -> Void
+    ) {
         let id = pendingLock.withLock {
             defer { nextId += 1 }
+            pending[id: nextId] = onResult
             return nextId
         }
-        let message = try RPCMessage.request(id: id, method, params)
-        return try await withCheckedThrowingContinuation { continuation in
-            pendingLock.withLock { pending[id] = continuation }
-            do {
-                try write(message)
-            } catch {
-                _ = pendingLock.withLock { pending.removeValue(forKey: id) }
-                continuation.resume(throwing: error)
-            }
+        do {
+            try write(RPCMessage.request(id: id, method, params))
+        } catch {
+            pendingLock.withLock { pending[id: id] = nil }
+            onResult(.failure(error))
+        }
+    }
+
+    /// Sends a request and waits for the device's answer.
+    func call<P: Encodable>(_ method: String, _ params: P) async throws -> JSONValue {
+        try await withCheckedThrowingContinuation { continuation in
+            send(method, params) { continuation.resume(with: $0) }
         }
     }
 
@@ -77,7 +84,7 @@ final class DeviceConnection: @unchecked Sendable {
             try data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    let sent = systemSend(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
                     if sent < 0 {
                         if errno == EINTR { continue }
                         throw DeviceClientError("device socket write failed: errno \(errno)")
@@ -111,15 +118,34 @@ final class DeviceConnection: @unchecked Sendable {
     private func dispatch(_ line: [UInt8]) {
         guard let message = try? RPCMessage.decode(line: line) else { return }
         if message.isResponse, let id = message.id {
-            let continuation = pendingLock.withLock { pending.removeValue(forKey: id) }
+            let onResult = pendingLock.withLock {
+                defer { pending[id: id] = nil }
+                return pending[id: id]
+            }
             if let error = message.error {
-                continuation?.resume(throwing: error)
+                onResult?(.failure(error))
             } else {
-                continuation?.resume(returning: message.result ?? .null)
+                onResult?(.success(message.result ?? .null))
             }
         } else {
             onMessage(message)
         }
+    }
+}
+
+#if canImport(Glibc)
+private let systemSend = Glibc.send
+#elseif canImport(Darwin)
+private let systemSend = Darwin.send
+#endif
+
+/// Requests written and not yet answered, by id.
+private struct PendingRequests {
+    private var handlers: [Int: @Sendable (Result<JSONValue, any Error>) -> Void] = [:]
+
+    subscript(id id: Int) -> (@Sendable (Result<JSONValue, any Error>) -> Void)? {
+        get { handlers[id] }
+        set { handlers[id] = newValue }
     }
 }
 

@@ -74,7 +74,7 @@ final class AppProcess: @unchecked Sendable {
         } catch {
             output.fileHandleForReading.readabilityHandler = nil
             throw DeviceError(
-                "the app command '\(command.joined(separator: " "))' cannot start: \(error.localizedDescription)")
+                "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)")
         }
     }
 

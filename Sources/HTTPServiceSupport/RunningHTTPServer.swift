@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A Hummingbird application started in the background, with the port it really bound.
 ///
@@ -8,10 +9,12 @@ import NIOCore
 /// forever for a port that will never come.
 public final class RunningHTTPServer: Sendable {
     public let port: Int
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
+        self.group = group
         self.task = task
     }
 
@@ -23,9 +26,10 @@ public final class RunningHTTPServer: Sendable {
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port) },
             logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let task = Task {
             do {
-                try await application.run()
+                try await group.run()
                 continuation.yield(nil)
             } catch {
                 continuation.yield(nil)
@@ -37,12 +41,12 @@ public final class RunningHTTPServer: Sendable {
             if case .failure(let error) = await task.result { throw error }
             throw HTTPServerStopped()
         }
-        return RunningHTTPServer(port: bound, task: task)
+        return RunningHTTPServer(port: bound, group: group, task: task)
     }
 
-    /// Stops accepting and waits for the server to finish.
+    /// Shuts the server down gracefully (open requests finish) and waits for it.
     public func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }

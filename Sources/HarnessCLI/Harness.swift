@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 
 /// The `harness` command: a thin layer over HarnessCore that parses arguments and prints.
 @main
@@ -13,4 +14,14 @@ struct Harness: AsyncParsableCommand {
 struct ConfigOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "The scenario file.")
     var config = "harness.yml"
+
+    @Flag(name: .shortAndLong, help: "Show the services' own log messages.")
+    var verbose = false
+
+    /// The services log only problems unless asked for more: the timeline is what users read.
+    var logger: Logger {
+        var logger = Logger(label: "harness")
+        logger.logLevel = verbose ? .debug : .error
+        return logger
+    }
 }

@@ -22,7 +22,8 @@ struct Run: AsyncParsableCommand {
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
-        let runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
+        var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
+        runner.logger = options.logger
         print("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
         let task = Task { await runner.run(scenario) { line in print(line) } }
         let signals = InterruptSignals { task.cancel() }

@@ -28,7 +28,7 @@ struct Serve: AsyncParsableCommand {
             stack = try await ServiceStack.start(
                 services: configuration.services, deviceSettings: configuration.services.device, mediaThrottle: nil,
                 baseDirectory: base, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
-                timeline: timeline, logger: Logger(label: "harness"))
+                timeline: timeline, logger: options.logger)
         } catch {
             fail("\(error)", code: 2)
         }

@@ -37,21 +37,25 @@ enum EventFormatter {
         let details = keys.compactMap { key in
             event.attributes[key].flatMap { $0.isEmpty ? nil : "\(key)=\($0)" }
         }.joined(separator: " ")
-        return String(format: "%8.3fs  %-34@ %@", event.elapsed, event.kind.rawValue as NSString, details as NSString)
+        return prefix(event) + details
     }
 
     static func progressLine(_ event: TimelineEvent) -> String {
         let bytes = Double(event["bytes"] ?? "") ?? 0
         let expected = Double(event["expected"] ?? "") ?? -1
         guard expected > 0 else {
-            return String(format: "%8.3fs  %-34@ %.0f bytes", event.elapsed, "transfer.progress" as NSString, bytes)
+            return prefix(event) + String(format: "%.0f bytes", bytes)
         }
         let fraction = min(1, bytes / expected)
         let width = 30
         let filled = Int((fraction * Double(width)).rounded())
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        return String(
-            format: "%8.3fs  %-34@ [%@] %3.0f%% %.0f/%.0f bytes", event.elapsed, "transfer.progress" as NSString,
-            bar as NSString, fraction * 100, bytes, expected)
+        return prefix(event) + "[\(bar)] " + String(format: "%3.0f%% %.0f/%.0f bytes", fraction * 100, bytes, expected)
+    }
+
+    /// Elapsed time and the event kind in aligned columns.
+    private static func prefix(_ event: TimelineEvent) -> String {
+        let kind = event.kind.rawValue
+        return String(format: "%8.3fs  ", event.elapsed) + kind + String(repeating: " ", count: max(1, 35 - kind.count))
     }
 }

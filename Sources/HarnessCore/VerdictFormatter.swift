@@ -7,15 +7,19 @@ enum VerdictFormatter {
         var lines = ["", "Chain:"]
         for link in verdict.links {
             if let event = link.event {
-                lines.append(String(format: "  ✓ %-60@ %8.3fs", link.pattern.description as NSString, event.elapsed))
+                lines.append("  ✓ " + padded(link.pattern.description) + String(format: "%9.3fs", event.elapsed))
             } else {
-                lines.append(String(format: "  ✗ %-60@ not seen", link.pattern.description as NSString))
+                lines.append("  ✗ " + padded(link.pattern.description) + "  not seen")
             }
         }
         for (pattern, event) in verdict.violations {
-            lines.append(String(format: "  ✗ never %-54@ %8.3fs", pattern.description as NSString, event.elapsed))
+            lines.append("  ✗ never " + padded(pattern.description, 64) + String(format: "%9.3fs", event.elapsed))
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func padded(_ text: String, _ width: Int = 70) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 
     static func explain(_ verdict: ChainVerdict, fileProblems: [String], events: [TimelineEvent]) -> String {
@@ -40,11 +44,10 @@ enum VerdictFormatter {
             }
         }
         lines.append(contentsOf: fileProblems)
-        let tail = events.filter { $0.kind != .transferProgress && $0.kind != .appOutput }.suffix(8)
+        let tail = events.filter { $0.kind != .transferProgress && $0.kind != .appOutput }
+            .compactMap(EventFormatter.line).suffix(8)
         lines.append("Last events:")
-        for event in tail {
-            lines.append("  " + (EventFormatter.line(event) ?? event.kind.rawValue))
-        }
+        lines.append(contentsOf: tail.map { "  " + $0 })
         return lines.joined(separator: "\n")
     }
 }
