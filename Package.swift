@@ -140,5 +140,29 @@ let package = Package(
             name: "NASATV",
             dependencies: ["DeviceClient"]
         ),
+        .target(
+            name: "TestSupport",
+            dependencies: [],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
+        .testTarget(
+            name: "FakeAPNsTests",
+            dependencies: [
+                "FakeAPNs", "HarnessTimeline", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "HarnessTimeline", "TestSupport"]),
+        .testTarget(
+            name: "FakeParseTests",
+            dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "TestSupport"]
+        ),
+        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator"]),
+        .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestSupport"]
+        ),
     ]
 )

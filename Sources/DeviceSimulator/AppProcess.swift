@@ -22,6 +22,7 @@ final class AppProcess: @unchecked Sendable {
 
     let process = Process()
     private let outputLines = LockedState<[String]>([])
+    private let exited = AsyncStream.makeStream(of: Void.self)
     private static let keptLines = 20
 
     var pid: Int32 { process.processIdentifier }
@@ -65,9 +66,11 @@ final class AppProcess: @unchecked Sendable {
                 onLine(line)
             }
         }
+        let exited = exited.continuation
         process.terminationHandler = { process in
             let signal: Int32? = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
             onExit(Termination(status: process.terminationStatus, signal: signal))
+            exited.finish()
         }
         do {
             try process.run()
@@ -76,6 +79,11 @@ final class AppProcess: @unchecked Sendable {
             throw DeviceError(
                 "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)")
         }
+    }
+
+    /// Returns once the process has ended, without blocking a thread.
+    func waitForExit() async {
+        for await _ in exited.stream {}
     }
 
     /// The last lines the app printed, oldest first.

@@ -68,7 +68,7 @@ public actor DeviceSimulator {
             if let process = apps[bundleId]?.process {
                 apps[bundleId]?.killCause = .exited
                 process.kill()
-                process.process.waitUntilExit()
+                await process.waitForExit()
             }
         }
         await transferDaemon.shutdown()

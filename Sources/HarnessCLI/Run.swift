@@ -13,8 +13,18 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Where to write timeline.jsonl and junit.xml (default .harness/runs/<time>-<scenario>).")
     var reportDir: String?
 
+    @Flag(help: "Bind every service to a free port instead of the configured ones, so runs can share a machine.")
+    var ephemeralPorts = false
+
+    @Flag(help: "Do not run the apps' build commands (they are already built).")
+    var skipBuild = false
+
     func run() async throws {
-        let configuration = try loadConfiguration(options.config)
+        var configuration = try loadConfiguration(options.config)
+        if ephemeralPorts { configuration.services.useEphemeralPorts() }
+        if skipBuild {
+            for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
+        }
         guard let scenario = configuration.scenario(named: scenario) else {
             let known = configuration.scenarios.map(\.name).joined(separator: ", ")
             fail("no scenario named '\(self.scenario)' in \(options.config); known scenarios: \(known)", code: 2)

@@ -16,6 +16,14 @@ public struct ServicesConfiguration: Sendable {
     public var media = MediaSettings()
     public var parse = ParseSettings()
     public var device = DeviceSettings()
+
+    /// Port 0 everywhere: each listener takes a free port and the run tells the app which.
+    public mutating func useEphemeralPorts() {
+        apns.port = 0
+        apns.controlPort = 0
+        media.port = 0
+        parse.port = 0
+    }
 }
 
 public struct APNsSettings: Sendable {
@@ -97,6 +105,11 @@ public struct EventPattern: Sendable, CustomStringConvertible {
     public var kind: String
     public var attributes: [String: AttributeMatch] = [:]
 
+    public init(kind: String, attributes: [String: AttributeMatch] = [:]) {
+        self.kind = kind
+        self.attributes = attributes
+    }
+
     public var description: String {
         attributes.isEmpty
             ? kind : "\(kind) {" + attributes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
@@ -124,6 +137,8 @@ public struct Expectation: Sendable {
     public var files: [FileExpectation] = []
     /// How long after the last step the chain may take to complete.
     public var within: Duration = .seconds(60)
+
+    public init() {}
 }
 
 public struct FileExpectation: Sendable {

@@ -37,10 +37,15 @@ public enum ByteRangeRequest: Equatable, Sendable {
             self = .whole
             return
         }
-        let requestedEnd = last.isEmpty ? length - 1 : Int(last)
-        guard let end = requestedEnd, end >= start else {
-            self = .whole
-            return
+        let end: Int
+        if last.isEmpty {
+            end = Int.max
+        } else {
+            guard let value = Int(last), value >= start else {
+                self = .whole
+                return
+            }
+            end = value
         }
         guard start < length else {
             self = .unsatisfiable

@@ -1,0 +1,47 @@
+import DeviceSimulator
+import Testing
+
+/// One test per row of the architecture's silent-push table that the simulator implements.
+@Suite struct SilentPushWakeRuleTests {
+    let modes: Set<String> = ["remote-notification"]
+
+    @Test func foregroundAppGetsThePushAtOnce() {
+        #expect(SilentPushWakeRule.decide(state: .active, isContentAvailable: true, backgroundModes: modes) == .deliverInForeground)
+    }
+
+    @Test func suspendedAppIsResumedInTheBackground() {
+        #expect(SilentPushWakeRule.decide(state: .suspended, isContentAvailable: true, backgroundModes: modes) == .resumeInBackground)
+    }
+
+    @Test func backgroundAppGetsItWithABudget() {
+        #expect(SilentPushWakeRule.decide(state: .background, isContentAvailable: true, backgroundModes: modes) == .deliverInBackground)
+    }
+
+    @Test(arguments: [NotRunningCause.crashed, .systemTerminated, .watchdog, .neverLaunched, .exited])
+    func appThatIsNotRunningButEligibleIsLaunchedInTheBackground(cause: NotRunningCause) {
+        #expect(
+            SilentPushWakeRule.decide(state: .notRunning(cause), isContentAvailable: true, backgroundModes: modes)
+                == .launchInBackground)
+    }
+
+    @Test func forceQuitAppIsNotLaunched() {
+        #expect(
+            SilentPushWakeRule.decide(state: .notRunning(.forceQuit), isContentAvailable: true, backgroundModes: modes)
+                == .notLaunchedAfterForceQuit)
+    }
+
+    @Test func pushWithoutContentAvailableDoesNotWakeABackgroundApp() {
+        #expect(SilentPushWakeRule.decide(state: .suspended, isContentAvailable: false, backgroundModes: modes) == .notSilent)
+    }
+
+    @Test func appWithoutTheRemoteNotificationModeIsNotWoken() {
+        #expect(
+            SilentPushWakeRule.decide(state: .suspended, isContentAvailable: true, backgroundModes: ["fetch"])
+                == .ignoredNoBackgroundMode)
+    }
+
+    @Test func onlyForceQuitRemovesBackgroundLaunchEligibility() {
+        #expect(!NotRunningCause.forceQuit.isEligibleForBackgroundLaunch)
+        #expect(NotRunningCause.crashed.isEligibleForBackgroundLaunch)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `harness` binary, run as a user runs it, on the real catalogue and on a buggy app.
+@Suite struct HarnessRunTests {
+    var harness: String { PackagePaths.binaries.appendingPathComponent("harness").path }
+
+    func run(_ arguments: [String]) async throws -> ChildProcess {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: harness), "build first: swift build (ci/test does), no \(harness)")
+        return try await ChildProcess.run(harness, arguments, currentDirectory: PackagePaths.root)
+    }
+
+    @Test func silentPushPhotoPassesAndWritesItsReport() async throws {
+        let reports = try PackagePaths.temporaryDirectory()
+        let result = try await run([
+            "run", "silent-push-photo", "--ephemeral-ports", "--skip-build", "--report-dir", reports.path,
+        ])
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.contains("PASS silent-push-photo"))
+        #expect(result.standardOutput.contains("transfer.progress"))
+
+        let lines = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+        let events = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let kinds = events.compactMap { $0["kind"] as? String }
+        let chain = [
+            "parse.push.accepted", "apns.request.accepted", "device.push.delivered", "transfer.completed",
+            "app.localNotification", "app.fetchCompleted",
+        ]
+        let positions = chain.map { kind in kinds.firstIndex(of: kind) }
+        #expect(positions.allSatisfy { $0 != nil }, "missing links in \(kinds)")
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "links out of order: \(kinds)")
+        let notification = try #require(events.first { $0["kind"] as? String == "app.localNotification" })
+        #expect((notification["attributes"] as? [String: String])?["alertBody"] == "Astronomy Picture of the Day Available")
+
+        let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"<testcase classname="harness.scenarios" name="silent-push-photo""#))
+        #expect(!junit.contains("<failure"))
+    }
+
+    @Test func anAppThatNeverCallsTheCompletionHandlerIsKilledAndTheRunFails() async throws {
+        let directory = try PackagePaths.temporaryDirectory()
+        let app = PackagePaths.binaries.appendingPathComponent("nasa-tv").path
+        let media = PackagePaths.root.appendingPathComponent("Fixtures/media").path
+        let configuration = """
+            version: 1
+            services:
+              apns: {port: 0}
+              media: {port: 0, root: \(media)}
+              parse: {port: 0}
+              device: {backgroundPushBudget: 2s, suspendAfterBackground: 200ms}
+            apps:
+              forgetful:
+                bundleId: com.razeware.NASA-TV
+                command: [\(app), --bug, never-calls-completion-handler]
+                backgroundModes: [remote-notification]
+            scenarios:
+              forgets-completion-handler:
+                steps:
+                  - launch: forgetful
+                  - waitFor: {event: parse.installation.saved, timeout: 30s}
+                  - home: forgetful
+                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+                  - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+                expect:
+                  within: 30s
+                  chain:
+                    - device.push.delivered
+                    - app.fetchCompleted: {result: newData}
+                  never:
+                    - device.watchdog.killed
+            """
+        let file = directory.appendingPathComponent("harness.yml")
+        try configuration.write(to: file, atomically: true, encoding: .utf8)
+        let result = try await run([
+            "run", "forgets-completion-handler", "--config", file.path, "--report-dir",
+            directory.appendingPathComponent("report").path,
+        ])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardOutput.contains("device.watchdog.killed"))
+        #expect(
+            result.standardOutput.contains(
+                "did not call the completion handler of application(_:didReceiveRemoteNotification:fetchCompletionHandler:) within 2.0 seconds"
+            ), "\(result.transcript)")
+        let junit = try String(contentsOf: directory.appendingPathComponent("report/junit.xml"), encoding: .utf8)
+        #expect(junit.contains("<failure"))
+        #expect(junit.contains("completion handler"))
+    }
+
+    @Test func listShowsTheCatalogue() async throws {
+        let result = try await run(["list"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("silent-push-photo"))
+    }
+
+    @Test func anUnknownScenarioExits2ListingTheKnownOnes() async throws {
+        let result = try await run(["run", "nope"])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("no scenario named 'nope'"))
+        #expect(result.standardError.contains("silent-push-photo"))
+    }
+
+    @Test func anUnknownKeyExits2NamingFileLineAndKey() async throws {
+        let directory = try PackagePaths.temporaryDirectory()
+        let file = directory.appendingPathComponent("harness.yml")
+        try "version: 1\nservices:\n  apns:\n    prot: 2197\n".write(to: file, atomically: true, encoding: .utf8)
+        let result = try await run(["list", "--config", file.path])
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("\(file.path):4:5: 'services.apns.prot': unknown key 'prot'"), "\(result.transcript)")
+    }
+}

@@ -1,0 +1,94 @@
+import FakeAPNs
+import Foundation
+import HarnessTimeline
+import TestSupport
+import Testing
+
+/// FakeAPNs over real TLS and HTTP/2, driven by clients nobody here wrote: curl (nghttp2) with a
+/// provider token made by Python's `cryptography`.
+@Suite struct FakeAPNsServerTests {
+    func startServer() async throws -> (FakeAPNsServer, Timeline) {
+        var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
+        configuration.port = 0
+        let timeline = Timeline()
+        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+    }
+
+    /// A JWT signed with the server's `.p8` by Python, as a backend in another language would.
+    func providerToken(_ server: FakeAPNsServer) async throws -> String {
+        let script = """
+            import base64, json, sys, time
+            from cryptography.hazmat.primitives import hashes, serialization
+            from cryptography.hazmat.primitives.asymmetric import ec
+            from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+            key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
+            b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+            signing_input = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + \\
+                b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
+            r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+            print(signing_input + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
+            """
+        let result = try await ChildProcess.run(
+            PackagePaths.python,
+            ["-c", script, server.keyFile.path, server.signingKey.keyId, server.signingKey.teamId])
+        try #require(result.status == 0, "python could not sign a token (run ci/test to install the peers): \(result.transcript)")
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func curlPostsASilentPushOverHTTP2AndTheDeviceReceivesIt() async throws {
+        let (server, timeline) = try await startServer()
+        let received = AsyncStream.makeStream(of: AcceptedNotification.self)
+        let token = server.gateway.register(topic: "com.razeware.NASA-TV") { notification in
+            received.continuation.yield(notification)
+        }
+        let jwt = try await providerToken(server)
+        let result = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--show-error", "--http2", "--cacert", server.caFile.path, "--dump-header", "-",
+                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.razeware.NASA-TV",
+                "-H", "apns-push-type: background", "-H", "apns-priority: 5",
+                "--data", #"{"aps":{"content-available":1}}"#, "\(server.url)/3/device/\(token)",
+            ])
+        await server.close()
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.hasPrefix("HTTP/2 200"), "\(result.transcript)")
+        let apnsId = result.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-id:") }
+            .map { $0.dropFirst("apns-id:".count).trimmingCharacters(in: .whitespaces) }
+        let notification = try #require(await received.stream.first { _ in true })
+        #expect(notification.apnsId == apnsId)
+        #expect(notification.payload == #"{"aps":{"content-available":1}}"#)
+        #expect(timeline.events.contains { $0.kind == .apnsAccepted && $0["apnsId"] == apnsId })
+    }
+
+    @Test func aRejectionCarriesApplesReasonAsJSON() async throws {
+        let (server, _) = try await startServer()
+        let jwt = try await providerToken(server)
+        let result = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--http2", "--cacert", server.caFile.path, "--write-out", "\n%{http_code}",
+                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.razeware.NASA-TV",
+                "--data", #"{"aps":{"alert":"hi"}}"#, "\(server.url)/3/device/\(String(repeating: "0", count: 64))",
+            ])
+        await server.close()
+        #expect(result.standardOutput == "{\"reason\":\"BadDeviceToken\"}\n400", "\(result.transcript)")
+        #expect(server.log.all.last?.reason == "BadDeviceToken")
+    }
+
+    @Test func theControlAPIRegistersDevices() async throws {
+        let (server, _) = try await startServer()
+        let result = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--show-error", "-X", "POST", "-H", "content-type: application/json",
+                "--data", #"{"topic":"com.example.app","environment":"sandbox"}"#,
+                "http://127.0.0.1:\(server.controlAPI.port)/devices",
+            ])
+        await server.close()
+        let body = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
+        let token = try #require(body?["deviceToken"], "\(result.transcript)")
+        #expect(token.count == 64)
+        #expect(server.gateway.topic(of: token) == "com.example.app")
+    }
+}

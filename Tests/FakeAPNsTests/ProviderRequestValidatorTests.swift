@@ -1,0 +1,108 @@
+import Crypto
+import FakeAPNs
+import Foundation
+import Testing
+
+@Suite struct ProviderRequestValidatorTests {
+    let key = ProviderSigningKey(teamId: "TEAM123456", keyId: "KEY1234567")
+    let token = String(repeating: "ab", count: 32)
+    let topic = "com.razeware.NASA-TV"
+
+    var validator: ProviderRequestValidator {
+        var verifier = ProviderTokenVerifier()
+        verifier.register(key)
+        let token = token
+        let topic = topic
+        return ProviderRequestValidator(verifier: verifier) { $0 == token ? topic : nil }
+    }
+
+    func jwt(iat: Double = Date().timeIntervalSince1970, kid: String? = nil, iss: String? = nil, der: Bool = false) -> String {
+        let header = Data(#"{"alg":"ES256","kid":"\#(kid ?? key.keyId)"}"#.utf8)
+        let claims = Data(#"{"iss":"\#(iss ?? key.teamId)","iat":\#(Int(iat))}"#.utf8)
+        let input = base64URL(header) + "." + base64URL(claims)
+        let signature = try! key.privateKey.signature(for: Data(input.utf8))
+        return input + "." + base64URL(der ? signature.derRepresentation : signature.rawRepresentation)
+    }
+
+    func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    func request(
+        method: String = "POST", path: String? = nil, headers extra: [(String, String)] = [],
+        authorization: String? = "default", body: String = #"{"aps":{"content-available":1}}"#,
+        pushType: String? = "background", priority: String? = "5"
+    ) -> ProviderRequest {
+        var headers: [(name: String, value: String)] = [(":method", method), (":path", path ?? "/3/device/\(token)")]
+        if let authorization { headers.append(("authorization", authorization == "default" ? "bearer \(jwt())" : authorization)) }
+        headers.append(("apns-topic", topic))
+        if let pushType { headers.append(("apns-push-type", pushType)) }
+        if let priority { headers.append(("apns-priority", priority)) }
+        headers += extra.map { (name: $0.0, value: $0.1) }
+        return ProviderRequest(headers: headers, body: Data(body.utf8))
+    }
+
+    func reason(_ request: ProviderRequest) -> String? {
+        if case .failure(let reason) = validator.validate(request) { return reason.reason }
+        return nil
+    }
+
+    @Test func aValidSilentPushIsAcceptedWithAGeneratedUppercaseId() throws {
+        let accepted = try validator.validate(request()).get()
+        #expect(accepted.deviceToken == token)
+        #expect(accepted.pushType == "background")
+        #expect(accepted.priority == 5)
+        #expect(accepted.apnsId == accepted.apnsId.uppercased())
+        #expect(UUID(uuidString: accepted.apnsId) != nil)
+    }
+
+    @Test func aGivenApnsIdIsEchoedExactly() throws {
+        let id = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
+        #expect(try validator.validate(request(headers: [("apns-id", id)])).get().apnsId == id)
+    }
+
+    @Test func methodIsCheckedBeforePath() {
+        #expect(reason(request(method: "GET", path: "/")) == "MethodNotAllowed")
+        #expect(reason(request(path: "/2/device/x")) == "BadPath")
+        #expect(reason(request(path: "/3/device/")) == "MissingDeviceToken")
+    }
+
+    @Test func providerTokenRules() {
+        #expect(reason(request(authorization: nil)) == "MissingProviderToken")
+        #expect(reason(request(authorization: "bearer not.a.jwt")) == "InvalidProviderToken")
+        #expect(reason(request(authorization: "bearer \(jwt(kid: "OTHERKEY00"))")) == "InvalidProviderToken")
+        #expect(reason(request(authorization: "bearer \(jwt(iss: "OTHERTEAM0"))")) == "InvalidProviderToken")
+        let twoHoursAgo = Date().timeIntervalSince1970 - 7200
+        #expect(reason(request(authorization: "bearer \(jwt(iat: twoHoursAgo))")) == "ExpiredProviderToken")
+        #expect(reason(request(authorization: "Bearer \(jwt(der: true))")) == nil)
+    }
+
+    @Test func deviceTokenAndTopicRules() {
+        #expect(reason(request(path: "/3/device/xyz")) == "BadDeviceToken")
+        #expect(reason(request(path: "/3/device/" + String(repeating: "cd", count: 32))) == "BadDeviceToken")
+        let wrongTopic = ProviderRequest(
+            headers: request().headers.map { $0.name == "apns-topic" ? (name: $0.name, value: "com.other.app") : $0 },
+            body: request().body)
+        #expect(reason(wrongTopic) == "DeviceTokenNotForTopic")
+        let noTopic = ProviderRequest(headers: request().headers.filter { $0.name != "apns-topic" }, body: request().body)
+        #expect(reason(noTopic) == "MissingTopic")
+    }
+
+    @Test func headerRules() {
+        #expect(reason(request(pushType: "carrier-pigeon")) == "InvalidPushType")
+        #expect(reason(request(priority: "7")) == "BadPriority")
+        #expect(reason(request(priority: "10")) == "BadPriority")
+        #expect(reason(request(pushType: "alert", priority: "10")) == nil)
+        #expect(reason(request(headers: [("apns-expiration", "tomorrow")])) == "BadExpirationDate")
+        #expect(reason(request(headers: [("apns-id", "not-a-uuid")])) == "BadMessageId")
+        #expect(reason(request(headers: [("apns-collapse-id", String(repeating: "x", count: 65))])) == "BadCollapseId")
+        #expect(reason(request(headers: [("apns-priority", "5")])) == "DuplicateHeaders")
+    }
+
+    @Test func payloadRules() {
+        #expect(reason(request(body: "")) == "PayloadEmpty")
+        let large = #"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#
+        #expect(reason(request(body: large)) == "PayloadTooLarge")
+    }
+}

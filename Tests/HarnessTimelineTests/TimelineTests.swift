@@ -1,0 +1,50 @@
+import HarnessTimeline
+import Testing
+
+@Suite struct TimelineTests {
+    @Test func eventsAreNumberedInPublishOrder() {
+        let timeline = Timeline()
+        timeline.publish("a.one", source: "test")
+        timeline.publish("a.two", source: "test", ["k": "v"])
+        let events = timeline.events
+        #expect(events.map(\.sequence) == [1, 2])
+        #expect(events.map(\.kind.rawValue) == ["a.one", "a.two"])
+        #expect(events[1]["k"] == "v")
+        #expect(events[0].elapsed <= events[1].elapsed)
+    }
+
+    @Test func aSubscriberSeesEventsPublishedBeforeItSubscribed() async {
+        let timeline = Timeline()
+        timeline.publish("early", source: "test")
+        let stream = timeline.subscribe()
+        timeline.publish("late", source: "test")
+        timeline.finish()
+        var kinds: [String] = []
+        for await event in stream { kinds.append(event.kind.rawValue) }
+        #expect(kinds == ["early", "late"])
+    }
+
+    @Test func waitForReturnsTheFirstMatchingEventEvenIfPublishedLater() async throws {
+        let timeline = Timeline()
+        timeline.publish("other", source: "test")
+        async let found = timeline.waitFor("wanted", timeout: .seconds(30)) { $0.kind == "wanted" }
+        timeline.publish("wanted", source: "test", ["n": "1"])
+        timeline.publish("wanted", source: "test", ["n": "2"])
+        let event = try await found
+        #expect(event["n"] == "1")
+    }
+
+    @Test func waitForNamesTheEventThatNeverCame() async {
+        let timeline = Timeline()
+        await #expect(throws: TimelineWaitTimeout.self) {
+            _ = try await timeline.waitFor("the missing event", timeout: .milliseconds(50)) { _ in false }
+        }
+        do {
+            _ = try await timeline.waitFor("the missing event", timeout: .milliseconds(10)) { _ in false }
+        } catch let timeout as TimelineWaitTimeout {
+            #expect(timeout.message.contains("the missing event"))
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Runs a program to completion and collects what it printed: how tests drive real peers (curl,
+/// Python clients) and the built `harness` binary, as a user would.
+public struct ChildProcess: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    /// The output and error streams together, for assertion messages.
+    public var transcript: String { standardOutput + "\n--- stderr ---\n" + standardError }
+
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        currentDirectory: URL? = nil, standardInput: Data? = nil
+    ) async throws -> ChildProcess {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
+        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let output = Pipe()
+        let error = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        let (exited, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        if let standardInput { input.fileHandleForWriting.write(standardInput) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes while the child runs, so a chatty child never blocks on a full pipe; on
+        // Dispatch threads, since a blocking read on the cooperative pool can starve the servers under test.
+        async let outputData = readToEnd(output.fileHandleForReading)
+        async let errorData = readToEnd(error.fileHandleForReading)
+        let status = await withTaskCancellationHandler {
+            await exited.first { _ in true } ?? -1
+        } onCancel: {
+            process.terminate()
+        }
+        return ChildProcess(
+            status: status, standardOutput: String(decoding: await outputData, as: UTF8.self),
+            standardError: String(decoding: await errorData, as: UTF8.self))
+    }
+}
+
+private func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+    }
+}
+
+/// Paths of the package under test.
+public enum PackagePaths {
+    /// The package root, found from this file's location.
+    public static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The folder holding the built products of the current build (debug or release).
+    public static var binaries: URL {
+        let candidates = ["debug", "release"].map { root.appendingPathComponent(".build/\($0)") }
+        let bundle = Bundle.main.bundleURL.deletingLastPathComponent()
+        if FileManager.default.fileExists(atPath: bundle.appendingPathComponent("harness").path) { return bundle }
+        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("harness").path) }
+            ?? candidates[0]
+    }
+
+    /// The Python with the third-party peers, installed by `ci/test` into `.venv`.
+    public static var python: String {
+        if let configured = ProcessInfo.processInfo.environment["HARNESS_PYTHON"] { return configured }
+        return root.appendingPathComponent(".venv/bin/python").path
+    }
+
+    /// A new empty folder for one test.
+    public static func temporaryDirectory(_ name: String = #function) throws -> URL {
+        let safe = name.filter { $0.isLetter || $0.isNumber }
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pushharness-tests-\(safe)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
