@@ -70,6 +70,8 @@ let package = Package(
             name: "MediaServer",
             dependencies: [
                 "HarnessTimeline",
+                "HTTPServiceSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -133,6 +135,7 @@ let package = Package(
                 "HarnessCore",
                 "HarnessTimeline",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

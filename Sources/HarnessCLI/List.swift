@@ -10,7 +10,7 @@ struct List: AsyncParsableCommand {
         let configuration = try loadConfiguration(options.config)
         let width = configuration.scenarios.map(\.name.count).max() ?? 0
         for scenario in configuration.scenarios {
-            print(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + scenario.description)
+            say(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + scenario.description)
         }
     }
 }

@@ -34,15 +34,15 @@ struct Run: AsyncParsableCommand {
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
-        print("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
-        let task = Task { await runner.run(scenario) { line in print(line) } }
+        say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
+        let task = Task { await runner.run(scenario) { line in say(line) } }
         let signals = InterruptSignals { task.cancel() }
         let result = await task.value
         signals.cancel()
         let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        print("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", seconds)) s")
+        say("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", seconds)) s")
         if case .setupError(let message) = result.outcome { printError(message) }
-        print("report: \(result.reportDirectory.path)")
+        say("report: \(result.reportDirectory.path)")
         throw ExitCode(result.outcome.exitCode)
     }
 }

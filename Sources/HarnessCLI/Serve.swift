@@ -3,6 +3,7 @@ import Foundation
 import HarnessCore
 import HarnessTimeline
 import Logging
+import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,8 +20,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The topic (bundle id) printed in the endpoints file.")
     var topic = "com.razeware.NASA-TV"
 
+    @Flag(help: "Bind every service to a free port instead of the configured ones.")
+    var ephemeralPorts = false
+
     func run() async throws {
-        let configuration = try loadConfiguration(options.config)
+        var configuration = try loadConfiguration(options.config)
+        if ephemeralPorts { configuration.services.useEphemeralPorts() }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         let timeline = Timeline()
         let stack: ServiceStack
@@ -36,14 +41,16 @@ struct Serve: AsyncParsableCommand {
         let url = URL(fileURLWithPath: endpoints)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try file.json().write(to: url)
-        print("services are up; endpoints written to \(url.path)")
-        print(String(decoding: try file.json(), as: UTF8.self))
-        let (stopped, continuation) = AsyncStream.makeStream(of: Void.self)
-        let signals = InterruptSignals { continuation.finish() }
-        for await _ in stopped {}
-        signals.cancel()
-        await stack.stop()
-        print("services stopped")
+        say("services are up; endpoints written to \(url.path)")
+        say(String(decoding: try file.json(), as: UTF8.self))
+        // One ServiceGroup owns SIGINT/SIGTERM and stops the services in reverse order.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [stack.apns, stack.media, stack.parse], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: options.logger))
+        try await group.run()
+        await stack.device.shutdown()
+        say("services stopped")
     }
 }
 
@@ -53,11 +60,11 @@ struct EndpointsFile: Encodable {
         var url, caFile, teamId, keyId, keyFile, topic, controlURL: String
     }
     struct Media: Encodable {
-        var url: String
+        var url, controlURL: String
     }
     struct Parse: Encodable {
         var url, applicationId, masterKey: String
-        var clientKey: String?
+        var clientKey, restAPIKey: String?
     }
     var apns: APNs
     var media: Media
@@ -68,10 +75,11 @@ struct EndpointsFile: Encodable {
             url: stack.apns.url, caFile: stack.apns.caFile.path, teamId: stack.apns.signingKey.teamId,
             keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
             controlURL: "http://127.0.0.1:\(stack.apns.controlAPI.port)")
-        media = Media(url: stack.media.url)
+        media = Media(url: stack.media.url, controlURL: stack.media.controlURL)
+        let parseSettings = configuration.services.parse
         parse = Parse(
-            url: stack.parse.url, applicationId: configuration.services.parse.applicationId,
-            masterKey: configuration.services.parse.masterKey, clientKey: configuration.services.parse.clientKey)
+            url: stack.parse.url, applicationId: parseSettings.applicationId, masterKey: parseSettings.masterKey,
+            clientKey: parseSettings.clientKey, restAPIKey: parseSettings.restAPIKey)
     }
 
     func json() throws -> Data {

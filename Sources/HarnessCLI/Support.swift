@@ -1,6 +1,12 @@
 import Foundation
 import HarnessCore
 
+/// Writes a line to standard output at once: the live view must reach a pipe (CI logs, a test
+/// waiting for a line) as it happens, not when a buffer fills.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("harness: \(message)\n".utf8))
 }

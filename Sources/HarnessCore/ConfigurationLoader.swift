@@ -52,15 +52,19 @@ public enum ConfigurationLoader {
             if let value = apns["teamId"] { services.apns.teamId = try value.string() }
             if let value = apns["keyId"] { services.apns.keyId = try value.string() }
         }
-        if let media = try entries["media"]?.mapping(known: ["port", "root", "throttle"]) {
+        if let media = try entries["media"]?.mapping(known: ["port", "controlPort", "root", "throttle"]) {
             if let value = media["port"] { services.media.port = try value.port() }
+            if let value = media["controlPort"] { services.media.controlPort = try value.port() }
             if let value = media["root"] { services.media.root = try value.string() }
             if let value = media["throttle"] { services.media.throttle = value.node.null != nil ? nil : try value.rate() }
         }
-        if let parse = try entries["parse"]?.mapping(known: ["port", "applicationId", "clientKey", "masterKey"]) {
+        if let parse = try entries["parse"]?.mapping(
+            known: ["port", "applicationId", "clientKey", "restAPIKey", "masterKey"])
+        {
             if let value = parse["port"] { services.parse.port = try value.port() }
             if let value = parse["applicationId"] { services.parse.applicationId = try value.string() }
             if let value = parse["clientKey"] { services.parse.clientKey = try value.string() }
+            if let value = parse["restAPIKey"] { services.parse.restAPIKey = try value.string() }
             if let value = parse["masterKey"] { services.parse.masterKey = try value.string() }
         }
         if let device = entries["device"] { services.device = try readDevice(device, base: services.device) }

@@ -22,6 +22,7 @@ public struct ServicesConfiguration: Sendable {
         apns.port = 0
         apns.controlPort = 0
         media.port = 0
+        media.controlPort = 0
         parse.port = 0
     }
 }
@@ -35,6 +36,7 @@ public struct APNsSettings: Sendable {
 
 public struct MediaSettings: Sendable {
     public var port = 44447
+    public var controlPort = 0
     /// Relative to the directory of harness.yml.
     public var root = "Fixtures/media"
     /// Bytes per second; nil for no limit.
@@ -45,6 +47,7 @@ public struct ParseSettings: Sendable {
     public var port = 1337
     public var applicationId = "nasa-tv"
     public var clientKey: String? = "nasa-tv-client-key"
+    public var restAPIKey: String? = "nasa-tv-rest-key"
     public var masterKey = "nasa-tv-master-key"
 }
 

@@ -32,6 +32,7 @@ public final class ServiceStack: Sendable {
         var mediaConfiguration = MediaServerConfiguration(
             root: URL(fileURLWithPath: services.media.root, relativeTo: baseDirectory).standardizedFileURL)
         mediaConfiguration.port = services.media.port
+        mediaConfiguration.controlPort = services.media.controlPort
         mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
         let media: MediaServer
         do {
@@ -52,6 +53,7 @@ public final class ServiceStack: Sendable {
         parseConfiguration.port = services.parse.port
         parseConfiguration.applicationId = services.parse.applicationId
         parseConfiguration.clientKey = services.parse.clientKey
+        parseConfiguration.restAPIKey = services.parse.restAPIKey
         parseConfiguration.masterKey = services.parse.masterKey
         let parse: FakeParseServer
         do {

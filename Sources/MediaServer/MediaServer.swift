@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import Logging
 import NIOCore
@@ -17,6 +18,12 @@ public final class MediaServer: Service, Sendable {
     private let timeline: Timeline
     private let logger: Logger
     private let accepting = LockedState<Task<Void, Never>?>(nil)
+    private let settings: LockedState<MediaServerSettings>
+    private let control = LockedState<RunningHTTPServer?>(nil)
+
+    /// The control API's port.
+    public var controlPort: Int { control.withLock { $0?.port ?? 0 } }
+    public var controlURL: String { "http://\(configuration.host):\(controlPort)" }
 
     public var url: String { "http://\(configuration.host):\(port)" }
 
@@ -38,6 +45,15 @@ public final class MediaServer: Service, Sendable {
             throw PortInUse.wrap(error, port: configuration.port, setting: "services.media.port")
         }
         let server = MediaServer(configuration: configuration, listener: listener, timeline: timeline, logger: logger)
+        do {
+            let control = try await MediaControlAPI.start(
+                host: configuration.host, port: configuration.controlPort, settings: server.settings, timeline: timeline,
+                logger: logger)
+            server.control.withLock { $0 = control }
+        } catch {
+            try? await listener.channel.close()
+            throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.media.controlPort")
+        }
         server.accepting.withLock { $0 = Task { await server.acceptConnections() } }
         return server
     }
@@ -51,6 +67,7 @@ public final class MediaServer: Service, Sendable {
         self.port = listener.channel.localAddress?.port ?? configuration.port
         self.timeline = timeline
         self.logger = logger
+        self.settings = LockedState(MediaServerSettings(throttleBytesPerSecond: configuration.throttleBytesPerSecond))
     }
 
     /// Serves until graceful shutdown or cancellation.
@@ -65,6 +82,7 @@ public final class MediaServer: Service, Sendable {
         task?.cancel()
         try? await listener.channel.close()
         await task?.value
+        await control.withLock { $0 }?.stop()
     }
 
     /// Accepts connections until closed; a bad peer only ends its own connection.
@@ -165,7 +183,7 @@ public final class MediaServer: Service, Sendable {
         let handle = try FileHandle(forReadingFrom: resource.url)
         defer { try? handle.close() }
         try handle.seek(toOffset: UInt64(bytes.lowerBound))
-        let rate = configuration.throttleBytesPerSecond
+        let rate = settings.withLock { $0.throttleBytesPerSecond }
         let chunkSize = rate.map { max(1024, min(65536, $0 / 20)) } ?? 65536
         let start = ContinuousClock.now
         var sent = 0

@@ -6,8 +6,11 @@ public struct MediaServerConfiguration: Sendable {
     /// The tutorial's MAMP virtual host listens on 44447.
     public var port = 44447
     public var root: URL
-    /// Bytes per second per response body; nil for no limit.
+    /// Bytes per second per response body; nil for no limit. Changeable at run time through the
+    /// control API.
     public var throttleBytesPerSecond: Int?
+    /// The control API (plain HTTP/1.1); 0 picks a free port.
+    public var controlPort = 0
 
     public init(root: URL) { self.root = root }
 }

@@ -102,3 +102,31 @@ import Testing
         #expect(try Data(contentsOf: output) == Data(Self.body))
     }
 }
+
+@Suite struct MediaControlAPITests {
+    @Test func theThrottleCanBeReadAndChangedAtRunTime() async throws {
+        let root = try PackagePaths.temporaryDirectory()
+        var configuration = MediaServerConfiguration(root: root)
+        configuration.port = 0
+        configuration.throttleBytesPerSecond = 50_000
+        let timeline = Timeline()
+        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let before = try await ChildProcess.run("curl", ["--silent", server.controlURL + "/settings"])
+        let changed = try await ChildProcess.run(
+            "curl", ["--silent", "-X", "PUT", "--data", #"{"throttleBytesPerSecond":8000}"#, server.controlURL + "/settings"])
+        let refused = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--write-out", "\n%{http_code}", "-X", "PUT", "--data", #"{"throttleBytesPerSecond":-1}"#,
+                server.controlURL + "/settings",
+            ])
+        let after = try await ChildProcess.run("curl", ["--silent", server.controlURL + "/settings"])
+        await server.close()
+        #expect(before.standardOutput == #"{"throttleBytesPerSecond":50000}"#)
+        #expect(changed.standardOutput == #"{"throttleBytesPerSecond":8000}"#)
+        #expect(refused.standardOutput.hasSuffix("\n400"))
+        #expect(refused.standardOutput.contains("must be positive"))
+        #expect(after.standardOutput == #"{"throttleBytesPerSecond":8000}"#)
+        #expect(timeline.events.contains { $0.kind == "media.settings.changed" && $0["throttle"] == "8000 B/s" })
+    }
+}

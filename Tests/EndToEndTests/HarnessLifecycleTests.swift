@@ -1,0 +1,190 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a user sees around a run: Ctrl-C, ports taken, apps that do not start, and `harness serve`
+/// driven by curl and a provider token from Python.
+@Suite struct HarnessLifecycleTests {
+    var harness: String { PackagePaths.binaries.appendingPathComponent("harness").path }
+
+    func requireBinaries() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: harness), "build first: swift build (ci/test does)")
+    }
+
+    /// A scenario file like the catalogue's, with every port free and the given app command.
+    func configuration(app command: String, mediaPort: Int = 0, throttle: String = "100KB/s") throws -> URL {
+        let media = PackagePaths.root.appendingPathComponent("Fixtures/media").path
+        let text = """
+            version: 1
+            services:
+              apns: {port: 0}
+              media: {port: \(mediaPort), root: \(media), throttle: \(throttle)}
+              parse: {port: 0}
+              device: {suspendAfterBackground: 200ms}
+            apps:
+              nasa-tv:
+                bundleId: com.razeware.NASA-TV
+                command: \(command)
+                backgroundModes: [remote-notification]
+            scenarios:
+              photo:
+                steps:
+                  - launch: nasa-tv
+                  - waitFor: {event: parse.installation.saved, timeout: 30s}
+                  - home: nasa-tv
+                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+                  - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+                expect:
+                  chain: [transfer.completed, app.fetchCompleted]
+            """
+        let file = try PackagePaths.temporaryDirectory().appendingPathComponent("harness.yml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    var nasaTV: String { "[\(PackagePaths.binaries.appendingPathComponent("nasa-tv").path)]" }
+
+    @Test func ctrlCStopsTheAppAndTheServicesAndStillWritesTheReport() async throws {
+        try requireBinaries()
+        let file = try configuration(app: nasaTV, throttle: "20KB/s")
+        let reports = file.deletingLastPathComponent().appendingPathComponent("report")
+        let run = try RunningChild(harness, ["run", "photo", "--config", file.path, "--report-dir", reports.path])
+        let launched = try #require(await run.waitForLine(containing: "device.app.launched"), "\(run.output)")
+        let pid = try #require(launched.split(separator: " ").first { $0.hasPrefix("pid=") }.flatMap { Int32($0.dropFirst(4)) })
+        let media = try #require(await run.waitForLine(containing: "service=media"))
+        _ = try #require(await run.waitForLine(containing: "transfer.progress"), "\(run.output)")
+        run.send(SIGINT)
+        let status = await run.waitForExit()
+        #expect(status == 130, "\(run.output)")
+        #expect(run.output.contains("INTERRUPTED photo"))
+        #expect(kill(pid, 0) == -1 && errno == ESRCH, "the app process \(pid) is still alive")
+        let port = try #require(media.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        #expect(try isFree(port: port), "port \(port) is still taken")
+        let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"<error message="interrupted">"#))
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("timeline.jsonl").path))
+    }
+
+    @Test func aPortInUseNamesThePortAndTheSetting() async throws {
+        try requireBinaries()
+        let (socket, port) = try listeningSocket()
+        defer { close(socket) }
+        let file = try configuration(app: nasaTV, mediaPort: port)
+        let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
+        #expect(result.status == 2, "\(result.transcript)")
+        #expect(result.standardError.contains("port \(port) is already in use; choose another with services.media.port"))
+    }
+
+    @Test func anAppThatExitsDuringLaunchIsReportedWithItsLastOutput() async throws {
+        try requireBinaries()
+        let file = try configuration(app: #"[sh, -c, "echo loading settings; echo settings.plist is missing >&2; exit 3"]"#)
+        let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardOutput.contains("exited during launch (exited with status 3)"), "\(result.transcript)")
+        #expect(result.standardOutput.contains("settings.plist is missing"))
+    }
+
+    @Test func anAppCommandThatCannotStartIsReportedAsSuch() async throws {
+        try requireBinaries()
+        let file = try configuration(app: "[/nonexistent/nasa-tv]")
+        let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardOutput.contains("the app command '/nonexistent/nasa-tv' cannot start"), "\(result.transcript)")
+    }
+
+    @Test func serveWritesEndpointsThatCurlCanPushThrough() async throws {
+        try requireBinaries()
+        let directory = try PackagePaths.temporaryDirectory()
+        let endpointsFile = directory.appendingPathComponent("endpoints.json")
+        let serve = try RunningChild(
+            harness,
+            [
+                "serve", "--ephemeral-ports", "--endpoints", endpointsFile.path, "--state-dir",
+                directory.appendingPathComponent("state").path,
+            ], currentDirectory: PackagePaths.root)
+        _ = try #require(await serve.waitForLine(containing: "services are up"), "\(serve.output)")
+        let endpoints = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: [String: String]])
+        let apns = try #require(endpoints["apns"])
+        #expect(endpoints["parse"]?["masterKey"] == "nasa-tv-master-key")
+        #expect(endpoints["media"]?["controlURL"]?.hasPrefix("http://127.0.0.1:") == true)
+
+        let registered = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--show-error", "-X", "POST", "--data",
+                #"{"topic":"\#(apns["topic"]!)","environment":"sandbox"}"#, apns["controlURL"]! + "/devices",
+            ])
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: String])?[
+                "deviceToken"], "\(registered.transcript)")
+        let jwt = try await ChildProcess.run(
+            PackagePaths.python,
+            ["-c", Self.signTokenScript, apns["keyFile"]!, apns["keyId"]!, apns["teamId"]!])
+        try #require(jwt.status == 0, "python could not sign a token (ci/test installs the peers): \(jwt.transcript)")
+        let push = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--show-error", "--http2", "--cacert", apns["caFile"]!, "--dump-header", "-",
+                "-H", "authorization: bearer \(jwt.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))",
+                "-H", "apns-topic: \(apns["topic"]!)", "-H", "apns-push-type: background", "-H", "apns-priority: 5",
+                "--data", #"{"aps":{"content-available":1}}"#, apns["url"]! + "/3/device/" + token,
+            ])
+        serve.send(SIGTERM)
+        let status = await serve.waitForExit()
+        #expect(push.standardOutput.hasPrefix("HTTP/2 200"), "\(push.transcript)")
+        #expect(push.standardOutput.lowercased().contains("apns-id: "))
+        #expect(status == 0, "\(serve.output)")
+        #expect(serve.output.contains("services stopped"))
+    }
+
+    static let signTokenScript = """
+        import base64, json, sys, time
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+        key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
+        b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+        signing_input = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + \\
+            b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
+        r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+        print(signing_input + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
+        """
+
+    /// A loopback TCP socket listening on a free port, to take that port away from the harness.
+    func listeningSocket() throws -> (Int32, Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        try #require(bound, "could not bind a loopback socket")
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    func isFree(port: Int) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}

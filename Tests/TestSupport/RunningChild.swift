@@ -1,0 +1,95 @@
+import Foundation
+
+/// A child process a test talks to while it runs: waits for lines it prints, sends it signals, and
+/// collects its exit status. For long-running commands (`harness serve`, a run to interrupt).
+public final class RunningChild: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var lines: [String] = []
+    private var waiters: [(String, CheckedContinuation<String?, Never>)] = []
+    private var pending = Data()
+    private let exit = AsyncStream.makeStream(of: Int32.self)
+
+    public var pid: Int32 { process.processIdentifier }
+
+    public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            self?.append(data)
+        }
+        let continuation = exit.continuation
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    /// Everything printed so far.
+    public var output: String { lock.withLock { lines.joined(separator: "\n") } }
+
+    /// Waits for a line containing `text`; nil if the process ended or `timeout` passed first.
+    public func waitForLine(containing text: String, timeout: Duration = .seconds(60)) async -> String? {
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.resolve(nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            lock.withLock {
+                if let line = lines.first(where: { $0.contains(text) }) {
+                    continuation.resume(returning: line)
+                } else if !process.isRunning {
+                    continuation.resume(returning: nil)
+                } else {
+                    waiters.append((text, continuation))
+                }
+            }
+        }
+    }
+
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end and returns its status.
+    public func waitForExit() async -> Int32 {
+        let status = await exit.stream.first { _ in true } ?? -1
+        resolve(nil)
+        return status
+    }
+
+    private func append(_ data: Data) {
+        var complete: [String] = []
+        lock.withLock {
+            pending.append(data)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                complete.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+            lines.append(contentsOf: complete)
+        }
+        for line in complete { resolve(line) }
+        if data.isEmpty { resolve(nil) }
+    }
+
+    /// Hands `line` to the waiters looking for it; with nil, ends every wait (output over, or timeout).
+    private func resolve(_ line: String?) {
+        let ready: [CheckedContinuation<String?, Never>] = lock.withLock {
+            var ready: [CheckedContinuation<String?, Never>] = []
+            waiters.removeAll { text, continuation in
+                guard line == nil || line!.contains(text) else { return false }
+                ready.append(continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume(returning: line) }
+    }
+}
