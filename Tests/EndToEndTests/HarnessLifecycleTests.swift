@@ -122,15 +122,12 @@ import Glibc
         let token = try #require(
             (try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: String])?[
                 "deviceToken"], "\(registered.transcript)")
-        let jwt = try await ChildProcess.run(
-            PackagePaths.python,
-            ["-c", Self.signTokenScript, apns["keyFile"]!, apns["keyId"]!, apns["teamId"]!])
-        try #require(jwt.status == 0, "python could not sign a token (ci/test installs the peers): \(jwt.transcript)")
+        let jwt = try await PythonProviderToken.sign(keyFile: apns["keyFile"]!, keyId: apns["keyId"]!, teamId: apns["teamId"]!)
         let push = try await ChildProcess.run(
             "curl",
             [
                 "--silent", "--show-error", "--http2", "--cacert", apns["caFile"]!, "--dump-header", "-",
-                "-H", "authorization: bearer \(jwt.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines))",
+                "-H", "authorization: bearer \(jwt)",
                 "-H", "apns-topic: \(apns["topic"]!)", "-H", "apns-push-type: background", "-H", "apns-priority: 5",
                 "--data", #"{"aps":{"content-available":1}}"#, apns["url"]! + "/3/device/" + token,
             ])
@@ -141,19 +138,6 @@ import Glibc
         #expect(status == 0, "\(serve.output)")
         #expect(serve.output.contains("services stopped"))
     }
-
-    static let signTokenScript = """
-        import base64, json, sys, time
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-        key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
-        b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
-        signing_input = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + \\
-            b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
-        r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-        print(signing_input + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
-        """
 
     /// A loopback TCP socket listening on a free port, to take that port away from the harness.
     func listeningSocket() throws -> (Int32, Int) {

@@ -16,23 +16,8 @@ import Testing
 
     /// A JWT signed with the server's `.p8` by Python, as a backend in another language would.
     func providerToken(_ server: FakeAPNsServer) async throws -> String {
-        let script = """
-            import base64, json, sys, time
-            from cryptography.hazmat.primitives import hashes, serialization
-            from cryptography.hazmat.primitives.asymmetric import ec
-            from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-            key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
-            b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
-            signing_input = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + \\
-                b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
-            r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
-            print(signing_input + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
-            """
-        let result = try await ChildProcess.run(
-            PackagePaths.python,
-            ["-c", script, server.keyFile.path, server.signingKey.keyId, server.signingKey.teamId])
-        try #require(result.status == 0, "python could not sign a token (run ci/test to install the peers): \(result.transcript)")
-        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await PythonProviderToken.sign(
+            keyFile: server.keyFile.path, keyId: server.signingKey.keyId, teamId: server.signingKey.teamId)
     }
 
     @Test func curlPostsASilentPushOverHTTP2AndTheDeviceReceivesIt() async throws {
