@@ -3,8 +3,8 @@ import HTTPServiceSupport
 import Hummingbird
 import Logging
 
-/// FakeAPNs's inspection and control API (plain HTTP on loopback), documented in docs/apns-control-api.md:
-/// register devices, list what was decided.
+/// FakeAPNs's inspection and control API (plain HTTP on loopback), documented in
+/// docs/apns-control-api.md: devices, what was decided, injected failures and rate limits, reset.
 public final class ControlAPI: Sendable {
     public let port: Int
     private let server: RunningHTTPServer
@@ -19,35 +19,117 @@ public final class ControlAPI: Sendable {
         var environment: String?
     }
 
-    struct RegisterResponse: ResponseEncodable {
+    struct DeviceResponse: ResponseEncodable {
         var deviceToken: String
+        var topic: String
+        var environment: String
+        var online: Bool
+        /// Milliseconds since 1970, as in a `410` body.
+        var unregisteredAt: Int64?
+    }
+
+    struct FailureRequest: Decodable {
+        var deviceToken: String
+        var failure: FaultInjector.Failure
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            deviceToken = try container.decode(String.self, forKey: .deviceToken)
+            failure = try FaultInjector.Failure(from: decoder)
+        }
+
+        enum CodingKeys: String, CodingKey { case deviceToken }
+    }
+
+    struct RateLimitRequest: Decodable {
+        var deviceToken: String
+        /// null removes the limit.
+        var requestsPerSecond: Double?
+        var burst: Int?
     }
 
     struct NotificationList: ResponseEncodable {
         var results: [NotificationLog.Entry]
     }
 
-    static func start(host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, logger: Logger) async throws
-        -> ControlAPI
-    {
+    static func start(
+        host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector, logger: Logger
+    ) async throws -> ControlAPI {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
-        router.post("/devices") { request, context -> EditedResponse<RegisterResponse> in
-            let body = try await request.decode(as: RegisterRequest.self, context: context)
+        router.post("/devices") { request, context -> EditedResponse<DeviceResponse> in
+            let body = try await decode(RegisterRequest.self, request, context, example: #"{"topic": "com.example.app", "environment": "sandbox"}"#)
             let environment = body.environment ?? "sandbox"
             guard ["sandbox", "production"].contains(environment) else {
                 throw HTTPError(.badRequest, message: "environment must be 'sandbox' or 'production', not '\(environment)'")
             }
-            let token = gateway.register(topic: body.topic, environment: environment)
-            return EditedResponse(status: .created, response: RegisterResponse(deviceToken: token))
+            // A device registered from outside has no simulated app: deliveries are only recorded.
+            let token = gateway.register(topic: body.topic, environment: environment) { _ in }
+            return EditedResponse(status: .created, response: try describe(token, gateway))
         }
-        router.get("/notifications") { request, _ -> NotificationList in
-            let token = request.uri.queryParameters["deviceToken"].map(String.init)
-            let entries = log.all.filter { token == nil || $0.notification?.deviceToken == token }
-            return NotificationList(results: entries)
+        router.get("/devices/:token") { _, context in try describe(try context.parameters.require("token"), gateway) }
+        router.delete("/devices/:token") { _, context in
+            let token = try context.parameters.require("token")
+            guard gateway.unregister(token) else { throw unknownDevice(token) }
+            return try describe(token, gateway)
+        }
+        for (path, online) in [("offline", false), ("online", true)] {
+            router.post("/devices/:token/\(path)") { _, context in
+                let token = try context.parameters.require("token")
+                guard gateway.setOnline(token, online) else { throw unknownDevice(token) }
+                return try describe(token, gateway)
+            }
+        }
+        router.get("/notifications") { request, _ in
+            NotificationList(results: log.entries(deviceToken: request.uri.queryParameters["deviceToken"].map(String.init)))
+        }
+        router.post("/failures") { request, context -> HTTPResponse.Status in
+            let body = try await decode(
+                FailureRequest.self, request, context,
+                example: #"{"deviceToken": "…", "status": 429, "reason": "TooManyRequests", "delayMilliseconds": 0, "count": 1}"#)
+            if let problem = FaultInjector.problem(with: body.failure) { throw HTTPError(.badRequest, message: problem) }
+            faults.inject(body.failure, for: body.deviceToken)
+            return .noContent
+        }
+        router.post("/rate-limits") { request, context -> HTTPResponse.Status in
+            let body = try await decode(
+                RateLimitRequest.self, request, context,
+                example: #"{"deviceToken": "…", "requestsPerSecond": 2, "burst": 2} (null requestsPerSecond removes it)"#)
+            if let rate = body.requestsPerSecond, rate <= 0 {
+                throw HTTPError(.badRequest, message: "requestsPerSecond must be positive, or null to remove the limit")
+            }
+            faults.limit(body.deviceToken, to: body.requestsPerSecond.map { .init(requestsPerSecond: $0, burst: body.burst) })
+            return .noContent
+        }
+        router.post("/reset") { _, _ -> HTTPResponse.Status in
+            gateway.reset()
+            log.removeAll()
+            faults.reset()
+            return .noContent
         }
         let server = try await RunningHTTPServer.start(router: router, host: host, port: port, logger: logger)
         return ControlAPI(server: server)
+    }
+
+    private static func decode<T: Decodable>(
+        _ type: T.Type, _ request: Request, _ context: BasicRequestContext, example: String
+    ) async throws -> T {
+        do {
+            return try await request.decode(as: type, context: context)
+        } catch {
+            throw HTTPError(.badRequest, message: "expected a JSON body like \(example)")
+        }
+    }
+
+    private static func describe(_ token: String, _ gateway: DeviceGateway) throws -> DeviceResponse {
+        guard let record = gateway.device(token) else { throw unknownDevice(token) }
+        return DeviceResponse(
+            deviceToken: token, topic: record.topic, environment: record.environment, online: gateway.isOnline(token),
+            unregisteredAt: record.unregisteredAt.map { Int64($0.timeIntervalSince1970 * 1000) })
+    }
+
+    private static func unknownDevice(_ token: String) -> HTTPError {
+        HTTPError(.notFound, message: "no device with token \(token); register one with POST /devices")
     }
 
     func stop() async { await server.stop() }

@@ -1,43 +1,209 @@
 import Foundation
 import HarnessTimeline
 
-/// The device side of FakeAPNs: tokens handed to simulated devices, and delivery of accepted
-/// notifications to them. Each registered device receives through its `deliver` closure.
+/// The device side of FakeAPNs: tokens handed to simulated devices, whether each is reachable, and
+/// what happens to an accepted notification — delivered at once, held for coalescing, stored for an
+/// offline device (only the newest per topic, until it expires), or discarded. Every decision is a
+/// timeline event and is recorded in the ``NotificationLog``.
 public final class DeviceGateway: Sendable {
     public typealias Deliver = @Sendable (AcceptedNotification) async -> Void
 
     struct Device {
-        var topic: String
-        var environment: String
-        var deliver: Deliver?
+        var record: DeviceRecord
+        var online: Bool
+        /// Delivers in order: one consumer task per device reads this stream.
+        var outbox: AsyncStream<AcceptedNotification>.Continuation?
+        /// The newest undelivered notification per topic, with the task that expires it.
+        var stored: [String: (notification: AcceptedNotification, expiry: Task<Void, Never>)] = [:]
+        /// Notifications held for the coalescing window, per topic.
+        var coalescing: [String: AcceptedNotification] = [:]
     }
 
     private let devices = LockedState<[String: Device]>([:])
     private let timeline: Timeline
+    private let log: NotificationLog
+    private let policy: DeliveryPolicy
 
-    init(timeline: Timeline) { self.timeline = timeline }
+    init(timeline: Timeline, log: NotificationLog, policy: DeliveryPolicy) {
+        self.timeline = timeline
+        self.log = log
+        self.policy = policy
+    }
 
-    /// Registers a device for `topic` and returns its new token (32 random bytes, lowercase hex).
+    /// Registers a device for `topic` and returns its new token (32 random bytes, lowercase hex). A
+    /// device with a `deliver` closure is online; one without can only be inspected.
     public func register(topic: String, environment: String = "sandbox", deliver: Deliver? = nil) -> String {
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        devices.withLock { $0[token] = Device(topic: topic, environment: environment, deliver: deliver) }
+        var outbox: AsyncStream<AcceptedNotification>.Continuation?
+        if let deliver {
+            let (stream, continuation) = AsyncStream.makeStream(of: AcceptedNotification.self)
+            outbox = continuation
+            Task {
+                for await notification in stream { await deliver(notification) }
+            }
+        }
+        devices.withLock {
+            $0[token] = Device(
+                record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, outbox: outbox)
+        }
         timeline.publish(
             .apnsDeviceRegistered, source: "apns", ["deviceToken": token, "topic": topic, "environment": environment])
         return token
     }
 
-    public func topic(of token: String) -> String? { devices.withLock { $0[token]?.topic } }
+    public func device(_ token: String) -> DeviceRecord? { devices.withLock { $0[token]?.record } }
 
-    /// Hands an accepted notification to its device, or records that no device is listening.
-    func deliver(_ notification: AcceptedNotification) {
-        guard let deliver = devices.withLock({ $0[notification.deviceToken]?.deliver }) else {
+    public func topic(of token: String) -> String? { device(token)?.topic }
+
+    public func isOnline(_ token: String) -> Bool { devices.withLock { $0[token]?.online ?? false } }
+
+    /// The app was removed: later pushes get `410 Unregistered` with this time.
+    @discardableResult
+    public func unregister(_ token: String, at date: Date = Date()) -> Bool {
+        let found = devices.withLock { devices -> Bool in
+            guard devices[token] != nil else { return false }
+            devices[token]?.record.unregisteredAt = date
+            return true
+        }
+        if found {
             timeline.publish(
-                .apnsStored, source: "apns",
-                ["apnsId": notification.apnsId, "deviceToken": notification.deviceToken, "reason": "no device connected"])
+                "apns.device.unregistered", source: "apns",
+                ["deviceToken": token, "timestamp": "\(Int64(date.timeIntervalSince1970 * 1000))"])
+        }
+        return found
+    }
+
+    /// Takes a device off the network or brings it back; coming back delivers what was stored for it.
+    @discardableResult
+    public func setOnline(_ token: String, _ online: Bool) -> Bool {
+        let stored: [AcceptedNotification]? = devices.withLock { devices in
+            guard var device = devices[token] else { return nil }
+            device.online = online
+            var due: [AcceptedNotification] = []
+            if online {
+                for (_, entry) in device.stored.sorted(by: { $0.value.notification.apnsId < $1.value.notification.apnsId }) {
+                    entry.expiry.cancel()
+                    due.append(entry.notification)
+                }
+                device.stored.removeAll()
+            }
+            devices[token] = device
+            return due
+        }
+        guard let stored else { return false }
+        timeline.publish(online ? "apns.device.online" : "apns.device.offline", source: "apns", ["deviceToken": token])
+        for notification in stored { send(notification, wasStored: true) }
+        return true
+    }
+
+    /// Forgets every device and everything stored.
+    func reset() {
+        let all = devices.withLock { devices in
+            defer { devices.removeAll() }
+            return Array(devices.values)
+        }
+        for device in all {
+            for entry in device.stored.values { entry.expiry.cancel() }
+            device.outbox?.finish()
+        }
+    }
+
+    /// Decides what happens to a notification APNs just accepted.
+    func accept(_ notification: AcceptedNotification, now: Date = Date()) {
+        enum Decision {
+            case deliver
+            case coalesce(replacing: AcceptedNotification?)
+            case store(replacing: AcceptedNotification?)
+            case discard(String)
+        }
+        let decision: Decision = devices.withLock { devices in
+            guard var device = devices[notification.deviceToken] else { return .discard("no such device") }
+            defer { devices[notification.deviceToken] = device }
+            if device.online {
+                guard (notification.priority < 10), (policy.coalescingWindow > .zero) else { return .deliver }
+                let previous = device.coalescing.updateValue(notification, forKey: notification.topic)
+                return .coalesce(replacing: previous)
+            }
+            if notification.expiration == 0 { return .discard("apns-expiration 0: one attempt, never stored") }
+            let expiresAt = notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+                ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))
+            guard expiresAt > now else { return .discard("apns-expiration already passed") }
+            let previous = device.stored.removeValue(forKey: notification.topic)
+            previous?.expiry.cancel()
+            let expiry = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(expiresAt.timeIntervalSince(now)))
+                guard !Task.isCancelled else { return }
+                self?.expire(notification)
+            }
+            device.stored[notification.topic] = (notification, expiry)
+            return .store(replacing: previous?.notification)
+        }
+        switch decision {
+        case .deliver:
+            send(notification, wasStored: false)
+        case .coalesce(let previous):
+            if let previous {
+                record(previous, "apns.coalesced", ["replacedBy": notification.apnsId])
+            } else {
+                scheduleCoalescedDelivery(token: notification.deviceToken, topic: notification.topic)
+            }
+        case .store(let previous):
+            if let previous { record(previous, "apns.replaced", ["replacedBy": notification.apnsId]) }
+            record(notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
+        case .discard(let reason):
+            record(notification, "apns.discarded", ["reason": reason])
+        }
+    }
+
+    private func scheduleCoalescedDelivery(token: String, topic: String) {
+        let window = policy.coalescingWindow
+        Task { [weak self] in
+            try? await Task.sleep(for: window)
+            guard let self else { return }
+            let due = self.devices.withLock { $0[token]?.coalescing.removeValue(forKey: topic) }
+            if let due { self.send(due, wasStored: false) }
+        }
+    }
+
+    private func expire(_ notification: AcceptedNotification) {
+        let removed = devices.withLock { devices -> Bool in
+            guard devices[notification.deviceToken]?.stored[notification.topic]?.notification.apnsId == notification.apnsId
+            else { return false }
+            devices[notification.deviceToken]?.stored[notification.topic] = nil
+            return true
+        }
+        if removed { record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]) }
+    }
+
+    private func send(_ notification: AcceptedNotification, wasStored: Bool) {
+        let outbox = devices.withLock { devices -> AsyncStream<AcceptedNotification>.Continuation? in
+            guard let device = devices[notification.deviceToken], device.online else { return nil }
+            return device.outbox
+        }
+        guard let outbox else {
+            // Online only as an inspection record (no device attached): nothing can receive it.
+            record(notification, .apnsStored, ["reason": "no device attached"])
             return
         }
+        log.update(notification.apnsId) { entry in
+            entry.decision = "delivered"
+            entry.deliveredAt = Date()
+        }
         timeline.publish(
-            .apnsDelivered, source: "apns", ["apnsId": notification.apnsId, "deviceToken": notification.deviceToken])
-        Task { await deliver(notification) }
+            .apnsDelivered, source: "apns",
+            [
+                "apnsId": notification.apnsId, "deviceToken": notification.deviceToken,
+                "priority": "\(notification.priority)", "stored": "\(wasStored)",
+                "collapseId": notification.collapseId ?? "",
+            ])
+        outbox.yield(notification)
+    }
+
+    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: [String: String]) {
+        let decision = String(kind.rawValue.dropFirst("apns.".count))
+        log.update(notification.apnsId) { $0.decision = decision }
+        timeline.publish(
+            kind, source: "apns",
+            attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]) { a, _ in a })
     }
 }

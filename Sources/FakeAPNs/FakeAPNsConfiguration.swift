@@ -1,16 +1,28 @@
 import Foundation
 
-/// How FakeAPNs listens and which credentials it makes. Every port may be 0 (any free port).
+/// How FakeAPNs listens, which credentials it makes and how it delivers. Every port may be 0 (any
+/// free port).
 public struct FakeAPNsConfiguration: Sendable {
     public var host = "127.0.0.1"
-    /// The provider API port; Apple's alternative port is 2197.
+    /// The provider API over TLS (ALPN `h2`, or HTTP/2 with prior knowledge); Apple's alternative port is
+    /// 2197. Its environment is ``environment``.
     public var port = 2197
+    /// The environment of ``port``: `sandbox` or `production`. Requests naming Apple's hosts in
+    /// `:authority` are judged by the host instead.
+    public var environment = "sandbox"
+    /// A second TLS listener whose environment is `production`; nil for none.
+    public var productionPort: Int?
+    /// Plaintext HTTP/2 (h2c, prior knowledge) for local debugging, environment ``environment``; nil for none.
+    public var plaintextPort: Int?
     /// The inspection and control API (plain HTTP/1.1).
     public var controlPort = 0
-    /// `sandbox` or `production`: decides `apns-unique-id` and which tokens this endpoint knows.
-    public var environment = "sandbox"
     public var teamId = "HARNESSTM1"
     public var keyId = "HARNESSK01"
+    /// Restricts the generated key to one environment, as Apple's team-scoped keys are; nil: both.
+    public var keyEnvironment: String?
+    /// A connection with no traffic for this long gets GOAWAY `IdleTimeout`; nil never times out.
+    public var idleTimeout: Duration? = .seconds(3600)
+    public var delivery = DeliveryPolicy()
     /// Where `ca.pem` and `AuthKey_<keyId>.p8` are written.
     public var credentialsDirectory: URL
 

@@ -1,6 +1,5 @@
 import Foundation
 import HarnessTimeline
-import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP2
@@ -8,27 +7,39 @@ import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 
-/// Apple's HTTP/2 provider API on a local port, with the credentials a provider needs written to disk,
+/// Apple's HTTP/2 provider API on local ports, with the credentials a provider needs written to disk,
 /// and a device gateway that simulated devices receive their notifications from.
 ///
-/// ``bind(configuration:timeline:logger:)`` binds both listeners at once, so a port clash surfaces
-/// before anything runs; ``run()`` then serves until graceful shutdown.
+/// ``bind(configuration:timeline:logger:)`` binds every listener at once, so a port clash surfaces
+/// before anything runs; the server then serves until ``close()`` (or, as a `Service`, until graceful
+/// shutdown), which says GOAWAY `Shutdown` to every open connection.
 public final class FakeAPNsServer: Service, Sendable {
+    /// `MAX_CONCURRENT_STREAMS` before the first valid provider token, and after it (as traces of real
+    /// APNs show).
+    static let unauthenticatedConcurrentStreams = 1
+    static let authenticatedConcurrentStreams = 1000
+
     public let configuration: FakeAPNsConfiguration
     public let gateway: DeviceGateway
     public let log: NotificationLog
+    public let faults: FaultInjector
     public let signingKey: ProviderSigningKey
-    /// The provider API port actually bound.
+    /// The TLS provider API port actually bound.
     public let port: Int
+    /// The production TLS listener's port, when configured.
+    public let productionPort: Int?
+    /// The plaintext (h2c) listener's port, when configured.
+    public let plaintextPort: Int?
     /// `ca.pem`: the root a client must trust.
     public let caFile: URL
     /// `AuthKey_<keyId>.p8`: the provider's signing key.
     public let keyFile: URL
     public let controlAPI: ControlAPI
-    private let listener: any Channel
-    private let logger: Logger
+    private let listeners: [any Channel]
+    private let connections: ConnectionRegistry
 
     public var url: String { "https://\(configuration.host):\(port)" }
+    public var controlURL: String { "http://\(configuration.host):\(controlAPI.port)" }
 
     public static func bind(
         configuration: FakeAPNsConfiguration, timeline: Timeline, logger: Logger = Logger(label: "apns")
@@ -41,81 +52,126 @@ public final class FakeAPNsServer: Service, Sendable {
         try authority.pem.write(to: caFile, atomically: true, encoding: .utf8)
         try signingKey.p8.write(to: keyFile, atomically: true, encoding: .utf8)
 
-        let gateway = DeviceGateway(timeline: timeline)
         let log = NotificationLog()
+        let gateway = DeviceGateway(timeline: timeline, log: log, policy: configuration.delivery)
+        let faults = FaultInjector()
         var verifier = ProviderTokenVerifier()
-        verifier.register(signingKey)
-        let validator = ProviderRequestValidator(verifier: verifier, topicOfToken: { gateway.topic(of: $0) })
+        verifier.register(signingKey, environment: configuration.keyEnvironment)
         let endpoint = ProviderEndpoint(
-            environment: configuration.environment, validator: validator, gateway: gateway, log: log, timeline: timeline)
+            verifier: verifier, gateway: gateway, log: log, faults: faults, timeline: timeline)
         let tlsContext = try authority.makeServerTLSContext()
+        let connections = ConnectionRegistry()
 
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(NIOSSLServerHandler(context: tlsContext))
-                    var connection = NIOHTTP2Handler.ConnectionConfiguration()
-                    connection.initialSettings = [
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 1000),
-                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
-                    ]
-                    _ = try pipeline.configureHTTP2Pipeline(
-                        mode: .server, connectionConfiguration: connection, streamConfiguration: .init()
-                    ) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(ProviderStreamHandler(endpoint: endpoint))
-                        }
-                    }
-                }
+        var listeners: [any Channel] = []
+        func listen(_ port: Int, environment: String, tls: Bool, setting: String) async throws -> Int {
+            do {
+                let channel = try await makeBootstrap(
+                    endpoint: endpoint, environment: environment, tls: tls ? tlsContext : nil,
+                    idleTimeout: configuration.idleTimeout, connections: connections
+                ).bind(host: configuration.host, port: port).get()
+                listeners.append(channel)
+                return channel.localAddress?.port ?? port
+            } catch {
+                for listener in listeners { try? await listener.close() }
+                throw PortInUse.wrap(error, port: port, setting: setting)
             }
-        let listener: any Channel
-        do {
-            listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        } catch {
-            throw PortInUse.wrap(error, port: configuration.port, setting: "services.apns.port")
+        }
+        let port = try await listen(configuration.port, environment: configuration.environment, tls: true, setting: "services.apns.port")
+        var productionPort: Int?
+        if let configured = configuration.productionPort {
+            productionPort = try await listen(configured, environment: "production", tls: true, setting: "services.apns.productionPort")
+        }
+        var plaintextPort: Int?
+        if let configured = configuration.plaintextPort {
+            plaintextPort = try await listen(
+                configured, environment: configuration.environment, tls: false, setting: "services.apns.plaintextPort")
         }
         let control: ControlAPI
         do {
             control = try await ControlAPI.start(
-                host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, logger: logger)
+                host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
+                logger: logger)
         } catch {
-            try? await listener.close()
+            for listener in listeners { try? await listener.close() }
             throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.apns.controlPort")
         }
         return FakeAPNsServer(
-            configuration: configuration, gateway: gateway, log: log, signingKey: signingKey,
-            port: listener.localAddress?.port ?? configuration.port, caFile: caFile, keyFile: keyFile,
-            controlAPI: control, listener: listener, logger: logger)
+            configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
+            port: port, productionPort: productionPort, plaintextPort: plaintextPort, caFile: caFile,
+            keyFile: keyFile, controlAPI: control, listeners: listeners, connections: connections)
+    }
+
+    private static func makeBootstrap(
+        endpoint: ProviderEndpoint, environment: String, tls: NIOSSLContext?, idleTimeout: Duration?,
+        connections: ConnectionRegistry
+    ) -> ServerBootstrap {
+        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                connections.add(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let idleTimeout {
+                        try pipeline.addHandler(IdleStateHandler(allTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)))
+                    }
+                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
+                    settings.initialSettings = [
+                        HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
+                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
+                    ]
+                    let connection = ProviderConnection(environment: environment)
+                    _ = try pipeline.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: settings, streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(
+                                ProviderStreamHandler(endpoint: endpoint, connection: connection))
+                        }
+                    }
+                    try pipeline.addHandler(ConnectionGoAway())
+                }
+            }
     }
 
     private init(
-        configuration: FakeAPNsConfiguration, gateway: DeviceGateway, log: NotificationLog,
-        signingKey: ProviderSigningKey, port: Int, caFile: URL, keyFile: URL, controlAPI: ControlAPI,
-        listener: any Channel, logger: Logger
+        configuration: FakeAPNsConfiguration, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
+        signingKey: ProviderSigningKey, port: Int, productionPort: Int?, plaintextPort: Int?, caFile: URL,
+        keyFile: URL, controlAPI: ControlAPI, listeners: [any Channel], connections: ConnectionRegistry
     ) {
         self.configuration = configuration
         self.gateway = gateway
         self.log = log
+        self.faults = faults
         self.signingKey = signingKey
         self.port = port
+        self.productionPort = productionPort
+        self.plaintextPort = plaintextPort
         self.caFile = caFile
         self.keyFile = keyFile
         self.controlAPI = controlAPI
-        self.listener = listener
-        self.logger = logger
+        self.listeners = listeners
+        self.connections = connections
     }
 
-    /// Serves until graceful shutdown or cancellation, then closes both listeners.
+    /// Serves until graceful shutdown or cancellation, then closes.
     public func run() async throws {
         try? await gracefulShutdown()
         await close()
     }
 
+    /// Stops listening, sends GOAWAY `Shutdown` on every open connection and stops the control API.
     public func close() async {
-        try? await listener.close()
+        for listener in listeners { try? await listener.close() }
+        await connections.shutdownAll()
         await controlAPI.stop()
+    }
+
+    /// Forgets every device, notification, injected failure and rate limit.
+    public func reset() {
+        gateway.reset()
+        log.removeAll()
+        faults.reset()
     }
 }

@@ -1,38 +1,63 @@
 import Foundation
 import HarnessTimeline
 
-/// Every request FakeAPNs decided on, for the inspection API and for assertions.
+/// Every request FakeAPNs decided on, with what became of it, for the inspection API and assertions.
 public final class NotificationLog: Sendable {
     public struct Entry: Sendable, Codable, Equatable {
         public var apnsId: String
-        public var path: String
+        public var deviceToken: String?
         public var status: Int
         public var reason: String?
+        /// `accepted`, `rejected`, `delivered`, `stored`, `replaced`, `coalesced`, `expired` or `discarded`.
+        public var decision: String
         public var receivedAt: Date
+        public var deliveredAt: Date?
+        /// The request's header fields, pseudo-headers included; the provider token is redacted.
+        public var headers: [String: String]
+        public var payload: String
         public var notification: AcceptedNotification?
-
-        init(notification: AcceptedNotification, status: Int, reason: String?, receivedAt: Date) {
-            self.apnsId = notification.apnsId
-            self.path = "/3/device/" + notification.deviceToken
-            self.status = status
-            self.reason = reason
-            self.receivedAt = receivedAt
-            self.notification = notification
-        }
-
-        init(rejectedPath: String, apnsId: String, status: Int, reason: String) {
-            self.apnsId = apnsId
-            self.path = rejectedPath
-            self.status = status
-            self.reason = reason
-            self.receivedAt = Date()
-            self.notification = nil
-        }
     }
 
     private let entries = LockedState<[Entry]>([])
 
-    func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+    func append(_ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>) {
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers {
+            headers[name] = name == "authorization" ? "bearer <redacted>" : value
+        }
+        let path = request.first(":path") ?? ""
+        let token = path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)).lowercased() : nil
+        let entry: Entry
+        switch outcome {
+        case .success(let notification):
+            entry = Entry(
+                apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil, decision: "accepted",
+                receivedAt: Date(), headers: headers, payload: notification.payload, notification: notification)
+        case .failure(let reason):
+            entry = Entry(
+                apnsId: apnsId, deviceToken: token, status: reason.status, reason: reason.reason, decision: "rejected",
+                receivedAt: Date(), headers: headers, payload: String(decoding: request.body, as: UTF8.self),
+                notification: nil)
+        }
+        entries.withLock { $0.append(entry) }
+    }
 
-    public var all: [Entry] { entries.withLock { $0 } }
+    func update(_ apnsId: String, _ change: (inout Entry) -> Void) {
+        entries.withLock { entries in
+            guard let index = entries.lastIndex(where: { $0.apnsId == apnsId && $0.status == 200 }) else { return }
+            change(&entries[index])
+        }
+    }
+
+    func removeAll() { entries.withLock { $0.removeAll() } }
+
+    /// Every entry, oldest first, optionally only those for one device token.
+    public func entries(deviceToken: String? = nil) -> [Entry] {
+        entries.withLock { entries in
+            guard let deviceToken else { return entries }
+            return entries.filter { $0.deviceToken == deviceToken.lowercased() }
+        }
+    }
+
+    public var all: [Entry] { entries() }
 }

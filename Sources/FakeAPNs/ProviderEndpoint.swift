@@ -1,51 +1,83 @@
 import Foundation
 import HarnessTimeline
 
-/// The provider API's decisions, shared by every connection: validate, record, deliver.
+/// The provider API's decisions, shared by every connection: validate, apply injected faults, record,
+/// hand to the gateway.
 final class ProviderEndpoint: Sendable {
-    /// A refusal with the `apns-id` to echo and, for `410`, the unregistration time in milliseconds.
-    struct Refusal: Error {
-        var status: Int
-        var reason: String
-        var timestamp: Int64?
+    /// How one request ends: the outcome, and how long to wait before answering.
+    struct Answer {
         var apnsId: String
+        var outcome: Result<AcceptedNotification, APNsReason>
+        var delay: Duration
     }
 
-    let environment: String
     let gateway: DeviceGateway
     let log: NotificationLog
+    let faults: FaultInjector
     private let validator: ProviderRequestValidator
+    private let verifier: ProviderTokenVerifier
     private let timeline: Timeline
 
-    init(environment: String, validator: ProviderRequestValidator, gateway: DeviceGateway, log: NotificationLog, timeline: Timeline) {
-        self.environment = environment
-        self.validator = validator
+    init(
+        verifier: ProviderTokenVerifier, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
+        timeline: Timeline
+    ) {
+        self.verifier = verifier
+        self.validator = ProviderRequestValidator { gateway.device($0) }
         self.gateway = gateway
         self.log = log
+        self.faults = faults
         self.timeline = timeline
     }
 
-    func handle(_ request: ProviderRequest) -> Result<AcceptedNotification, Refusal> {
-        switch validator.validate(request) {
+    func handle(_ request: ProviderRequest, connection: ProviderConnection) -> Answer {
+        let environment = Self.environment(
+            authority: request.first(":authority") ?? request.first("host"), default: connection.environment)
+        let verifier = verifier
+        var outcome = validator.validate(request, environment: environment) { token in
+            if case .failure(let reason) = connection.state.authenticate(token, environment: environment, verifier: verifier) {
+                return reason
+            }
+            return nil
+        }
+        var delay = Duration.zero
+        if case .success(let notification) = outcome {
+            let verdict = faults.verdict(for: notification.deviceToken)
+            delay = verdict.delay
+            if let refusal = verdict.refusal { outcome = .failure(refusal) }
+        }
+        let apnsId: String
+        switch outcome {
+        case .success(let notification): apnsId = notification.apnsId
+        case .failure: apnsId = request.first("apns-id").flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString
+        }
+        log.append(request, apnsId: apnsId, outcome: outcome)
+        switch outcome {
         case .success(let notification):
-            log.append(.init(notification: notification, status: 200, reason: nil, receivedAt: Date()))
             timeline.publish(
                 .apnsAccepted, source: "apns",
                 [
-                    "apnsId": notification.apnsId, "deviceToken": notification.deviceToken,
-                    "topic": notification.topic, "pushType": notification.pushType,
-                    "priority": "\(notification.priority)", "payload": notification.payload,
+                    "apnsId": apnsId, "deviceToken": notification.deviceToken, "topic": notification.topic,
+                    "pushType": notification.pushType, "priority": "\(notification.priority)",
+                    "environment": environment, "payload": notification.payload,
                 ])
-            gateway.deliver(notification)
-            return .success(notification)
+            gateway.accept(notification)
         case .failure(let reason):
-            let apnsId = request.first("apns-id").flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString
-            let path = request.first(":path") ?? ""
-            log.append(.init(rejectedPath: path, apnsId: apnsId, status: reason.status, reason: reason.reason))
             timeline.publish(
                 .apnsRejected, source: "apns",
-                ["apnsId": apnsId, "path": path, "status": "\(reason.status)", "reason": reason.reason])
-            return .failure(Refusal(status: reason.status, reason: reason.reason, apnsId: apnsId))
+                ["apnsId": apnsId, "path": request.first(":path") ?? "", "status": "\(reason.status)", "reason": reason.reason])
+        }
+        return Answer(apnsId: apnsId, outcome: outcome, delay: delay)
+    }
+
+    /// Apple's host names decide the environment; any other authority (localhost, an IP) gets the
+    /// listener's.
+    static func environment(authority: String?, default fallback: String) -> String {
+        let host = authority.map { String($0.split(separator: ":").first ?? "") }?.lowercased()
+        switch host {
+        case "api.push.apple.com": return "production"
+        case "api.sandbox.push.apple.com", "api.development.push.apple.com": return "sandbox"
+        default: return fallback
         }
     }
 }

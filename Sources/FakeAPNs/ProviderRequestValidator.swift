@@ -1,11 +1,25 @@
 import Foundation
 
+/// What the validator needs to know about a device token.
+public struct DeviceRecord: Sendable, Equatable {
+    public var topic: String
+    public var environment: String
+    /// Set when the app was removed: pushes get `410 Unregistered` with this time.
+    public var unregisteredAt: Date?
+
+    public init(topic: String, environment: String, unregisteredAt: Date? = nil) {
+        self.topic = topic
+        self.environment = environment
+        self.unregisteredAt = unregisteredAt
+    }
+}
+
 /// Validates a provider request in the order Apple's servers are observed to: method, path, provider
-/// token, device token and topic, headers, payload. Pure, so every rule is testable without a socket.
+/// token, device token and topic, headers, payload. Pure, so every rule is testable without a socket:
+/// the connection's token rules and the device directory come in as closures.
 public struct ProviderRequestValidator: Sendable {
-    public var verifier: ProviderTokenVerifier
-    /// Known device tokens and the topic each was registered for.
-    public var topicOfToken: @Sendable (String) -> String?
+    /// Looks a device token (lowercase hex) up.
+    public var device: @Sendable (String) -> DeviceRecord?
     /// Makes an `apns-id` when the provider sent none: an uppercase UUID, as Apple generates.
     public var makeId: @Sendable () -> String = { UUID().uuidString }
 
@@ -15,43 +29,59 @@ public struct ProviderRequestValidator: Sendable {
         "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
         "pushtotalk", "widgets", "controls",
     ]
+    /// The suffix Apple requires on `apns-topic` for each push type.
+    static let topicSuffixes: [String: String] = [
+        "voip": ".voip", "complication": ".complication", "fileprovider": ".pushkit.fileprovider",
+        "location": ".location-query", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
+        "widgets": ".push-type.widgets", "controls": ".push-type.controls",
+    ]
 
-    public init(verifier: ProviderTokenVerifier, topicOfToken: @escaping @Sendable (String) -> String?) {
-        self.verifier = verifier
-        self.topicOfToken = topicOfToken
+    public init(device: @escaping @Sendable (String) -> DeviceRecord?) {
+        self.device = device
     }
 
-    public func validate(_ request: ProviderRequest, now: Date = Date()) -> Result<AcceptedNotification, APNsReason> {
-        Result { try accept(request, now: now) }.mapError { $0 as! APNsReason }
+    /// - Parameters:
+    ///   - environment: the environment of the endpoint the request arrived at.
+    ///   - authenticate: checks the bearer token (the connection's rules); nil when it is accepted.
+    public func validate(
+        _ request: ProviderRequest, environment: String, authenticate: (String) -> APNsReason?
+    ) -> Result<AcceptedNotification, APNsReason> {
+        Result { try accept(request, environment: environment, authenticate: authenticate) }
+            .mapError { $0 as! APNsReason }
     }
 
-    private func accept(_ request: ProviderRequest, now: Date) throws -> AcceptedNotification {
+    private func accept(
+        _ request: ProviderRequest, environment: String, authenticate: (String) -> APNsReason?
+    ) throws -> AcceptedNotification {
         guard request.first(":method") == "POST" else { throw APNsReason.methodNotAllowed }
         let path = request.first(":path") ?? ""
         guard path.hasPrefix("/3/device/") else { throw APNsReason.badPath }
-        let deviceToken = String(path.dropFirst("/3/device/".count))
-        guard !deviceToken.isEmpty else { throw APNsReason.missingDeviceToken }
+        let rawToken = String(path.dropFirst("/3/device/".count))
+        guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
 
         guard let authorization = request.first("authorization") else { throw APNsReason.missingProviderToken }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
             throw APNsReason.missingProviderToken
         }
-        if case .failure(let reason) = verifier.verify(String(parts[1]), now: now) { throw reason }
+        if let refusal = authenticate(String(parts[1])) { throw refusal }
 
-        for name in Set(request.headers.map(\.name)) where !name.hasPrefix(":") && request.values(name).count > 1 {
-            throw APNsReason(status: 400, reason: "DuplicateHeaders")
-        }
+        // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
+        let deviceToken = rawToken.lowercased()
         guard deviceToken.count.isMultiple(of: 2), deviceToken.allSatisfy(\.isHexDigit),
-            let registeredTopic = topicOfToken(deviceToken.lowercased())
+            let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
         guard let topic = request.first("apns-topic"), !topic.isEmpty else { throw APNsReason.missingTopic }
+        let suffix = Self.topicSuffixes.values.first { topic.hasSuffix($0) } ?? ""
+        guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
+
+        // Headers.
+        for name in Set(request.headers.map(\.name)) where !name.hasPrefix(":") && request.values(name).count > 1 {
+            throw APNsReason.duplicateHeaders
+        }
         let pushType = request.first("apns-push-type") ?? "alert"
         guard Self.pushTypes.contains(pushType) else { throw APNsReason.invalidPushType }
-        guard topic == registeredTopic + Self.topicSuffix(pushType) else {
-            throw APNsReason.deviceTokenNotForTopic
-        }
-
+        guard suffix == Self.topicSuffixes[pushType, default: ""] else { throw APNsReason.badTopic }
         let priority: Int
         switch request.first("apns-priority") {
         case nil: priority = 10
@@ -61,10 +91,9 @@ public struct ProviderRequestValidator: Sendable {
         }
         // "Always use priority 5 [for background]. Using priority 10 is an error." Apple names no reason.
         if pushType == "background", priority == 10 { throw APNsReason.badPriority }
-
         var expiration: Int?
         if let value = request.first("apns-expiration") {
-            guard let seconds = Int(value) else { throw APNsReason.badExpirationDate }
+            guard let seconds = Int(value), seconds >= 0 else { throw APNsReason.badExpirationDate }
             expiration = seconds
         }
         let apnsId: String
@@ -75,32 +104,23 @@ public struct ProviderRequestValidator: Sendable {
             apnsId = makeId()
         }
         let collapseId = request.first("apns-collapse-id")
-        if let collapseId, collapseId.utf8.count > 64 { throw APNsReason(status: 400, reason: "BadCollapseId") }
+        if let collapseId, collapseId.utf8.count > 64 { throw APNsReason.badCollapseId }
 
+        // Payload.
         guard !request.body.isEmpty else { throw APNsReason.payloadEmpty }
         let limit = pushType == "voip" ? Self.maximumVoIPPayloadSize : Self.maximumPayloadSize
         guard request.body.count <= limit else { throw APNsReason.payloadTooLarge }
+        // Apple documents no reason for JSON that does not parse; like APNSwift's and SilentCircle's
+        // fakes, treat it as an empty payload.
         guard (try? JSONSerialization.jsonObject(with: request.body)) is [String: Any] else {
             throw APNsReason.payloadEmpty
         }
-        return AcceptedNotification(
-            apnsId: apnsId, deviceToken: deviceToken.lowercased(), topic: registeredTopic, pushType: pushType,
-            priority: priority, expiration: expiration, collapseId: collapseId,
-            payload: String(decoding: request.body, as: UTF8.self))
-    }
 
-    /// The suffix Apple requires on `apns-topic` for each push type.
-    static func topicSuffix(_ pushType: String) -> String {
-        switch pushType {
-        case "voip": ".voip"
-        case "complication": ".complication"
-        case "fileprovider": ".pushkit.fileprovider"
-        case "location": ".location-query"
-        case "liveactivity": ".push-type.liveactivity"
-        case "pushtotalk": ".voip-ptt"
-        case "widgets": ".push-type.widgets"
-        case "controls": ".push-type.controls"
-        default: ""
+        if let unregisteredAt = record.unregisteredAt {
+            throw APNsReason.unregistered(at: Int64(unregisteredAt.timeIntervalSince1970 * 1000))
         }
+        return AcceptedNotification(
+            apnsId: apnsId, deviceToken: deviceToken, topic: record.topic, pushType: pushType, priority: priority,
+            expiration: expiration, collapseId: collapseId, payload: String(decoding: request.body, as: UTF8.self))
     }
 }

@@ -4,26 +4,36 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// Handles one HTTP/2 stream of the provider API: collects the request, validates it and answers from
-/// raw frames. A bodiless `200` goes out as a single HEADERS frame with END_STREAM, which is what
-/// aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses aioapns).
+/// Handles one HTTP/2 stream of the provider API: collects the request, lets the endpoint decide, and
+/// answers from raw frames. A bodiless `200` goes out as a single HEADERS frame with END_STREAM, which
+/// is what aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses aioapns).
 final class ProviderStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
+    /// Requests larger than this are not read into memory; APNs allows 5 KB.
+    static let maximumBodySize = 64 * 1024
+
     private let endpoint: ProviderEndpoint
+    private let connection: ProviderConnection
     private var headers: [(name: String, value: String)] = []
     private var body = ByteBuffer()
+    private var answered = false
 
-    init(endpoint: ProviderEndpoint) { self.endpoint = endpoint }
+    init(endpoint: ProviderEndpoint, connection: ProviderConnection) {
+        self.endpoint = endpoint
+        self.connection = connection
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .headers(let frame):
-            headers = frame.headers.map { (name: $0.name.lowercased(), value: $0.value) }
+            headers.append(contentsOf: frame.headers.map { (name: $0.name.lowercased(), value: $0.value) })
             if frame.endStream { respond(context: context) }
         case .data(let frame):
-            if case .byteBuffer(var bytes) = frame.data { body.writeBuffer(&bytes) }
+            if case .byteBuffer(var bytes) = frame.data, body.readableBytes + bytes.readableBytes <= Self.maximumBodySize {
+                body.writeBuffer(&bytes)
+            }
             if frame.endStream { respond(context: context) }
         default:
             break
@@ -31,23 +41,53 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     }
 
     private func respond(context: ChannelHandlerContext) {
+        guard !answered else { return }
+        answered = true
         let request = ProviderRequest(headers: headers, body: Data(body.readableBytesView))
-        switch endpoint.handle(request) {
-        case .success(let notification):
-            var headers = HPACKHeaders([(":status", "200"), ("apns-id", notification.apnsId)])
-            if endpoint.environment == "sandbox" { headers.add(name: "apns-unique-id", value: UUID().uuidString.lowercased()) }
+        let answer = endpoint.handle(request, connection: connection)
+        raiseConcurrentStreamsIfAuthenticated(context: context)
+        guard answer.delay > .zero else {
+            write(answer, context: context)
+            return
+        }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(answer.delay.components.seconds) * 1_000_000_000
+            + Int64(answer.delay.components.attoseconds / 1_000_000_000))) {
+            let (handler, context) = bound.value
+            handler.write(answer, context: context)
+        }
+    }
+
+    private func write(_ answer: ProviderEndpoint.Answer, context: ChannelHandlerContext) {
+        switch answer.outcome {
+        case .success:
+            var headers = HPACKHeaders([(":status", "200"), ("apns-id", answer.apnsId)])
+            if connection.environment == "sandbox" {
+                headers.add(name: "apns-unique-id", value: UUID().uuidString.lowercased())
+            }
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
         case .failure(let reason):
-            var json = #"{"reason":"\#(reason.reason)"}"#
-            if let timestamp = reason.timestamp { json = #"{"reason":"\#(reason.reason)","timestamp":\#(timestamp)}"# }
+            let json = reason.json
             let headers = HPACKHeaders([
-                (":status", "\(reason.status)"), ("apns-id", reason.apnsId), ("content-type", "application/json"),
+                (":status", "\(reason.status)"), ("apns-id", answer.apnsId), ("content-type", "application/json"),
                 ("content-length", "\(json.utf8.count)"),
             ])
             context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: false))), promise: nil)
             let data = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             context.writeAndFlush(wrapOutboundOut(.data(data)), promise: nil)
         }
+    }
+
+    /// "APNs allows only one stream until you post a request with a valid authentication token."
+    private func raiseConcurrentStreamsIfAuthenticated(context: ChannelHandlerContext) {
+        guard connection.state.isAuthenticated, !connection.streamsRaised, let parent = context.channel.parent else {
+            return
+        }
+        connection.streamsRaised = true
+        let settings = HTTP2Frame(
+            streamID: .rootStream,
+            payload: .settings(.settings([HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.authenticatedConcurrentStreams)])))
+        parent.writeAndFlush(settings, promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -1,29 +1,40 @@
 import Crypto
 import Foundation
 
-/// Checks provider authentication tokens (ES256 JWTs) the way APNs does: the key id must be a
-/// registered key of the issuing team, the signature must verify, and `iat` must be under an hour old.
+/// Checks the signature and claims of provider authentication tokens (ES256 JWTs): the key id must be
+/// a registered key of the issuing team and the signature must verify. Age and per-connection rules are
+/// ``ProviderConnectionState``'s.
 ///
 /// Tolerates what real clients send: raw or DER signatures, and `iat` as an integer, a float or a string.
 public struct ProviderTokenVerifier: Sendable {
-    /// Public keys by key id, with the team each belongs to.
-    var keys: [String: (teamId: String, key: P256.Signing.PublicKey)] = [:]
-    /// APNs refuses tokens older than this.
-    public var maximumAge: TimeInterval = 3600
+    struct RegisteredKey: Sendable {
+        var teamId: String
+        var key: P256.Signing.PublicKey
+        /// nil: a key valid in both environments (Apple's legacy keys).
+        var environment: String?
+    }
+
+    var keys: [String: RegisteredKey] = [:]
 
     public init() {}
 
-    public mutating func register(_ key: ProviderSigningKey) {
-        keys[key.keyId] = (key.teamId, key.privateKey.publicKey)
+    /// Registers a key; `environment` restricts it to `sandbox` or `production`, as Apple's newer
+    /// team-scoped keys are.
+    public mutating func register(_ key: ProviderSigningKey, environment: String? = nil) {
+        keys[key.keyId] = RegisteredKey(teamId: key.teamId, key: key.privateKey.publicKey, environment: environment)
     }
 
-    public struct Identity: Equatable, Sendable {
+    /// What a valid token says about its maker.
+    public struct Claims: Equatable, Sendable {
         public var teamId: String
         public var keyId: String
+        /// Seconds since 1970.
+        public var issuedAt: Double
+        /// The environment the key is restricted to, if it is.
+        public var keyEnvironment: String?
     }
 
-    /// - Returns: the team and key the token was made with, or the APNs reason for refusing it.
-    public func verify(_ token: String, now: Date = Date()) -> Result<Identity, APNsReason> {
+    public func verify(_ token: String) -> Result<Claims, APNsReason> {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerData = Data(base64URLEncoded: parts[0]),
@@ -33,10 +44,9 @@ public struct ProviderTokenVerifier: Sendable {
             let claims = try? JSONSerialization.jsonObject(with: claimsData) as? [String: Any]
         else { return .failure(.invalidProviderToken) }
         guard (header["alg"] as? String) == "ES256", let keyId = header["kid"] as? String,
-            let issuer = claims["iss"] as? String, let issuedAt = Self.seconds(claims["iat"])
+            let issuer = claims["iss"] as? String, let issuedAt = Self.seconds(claims["iat"]),
+            let registered = keys[keyId], registered.teamId == issuer
         else { return .failure(.invalidProviderToken) }
-        guard let registered = keys[keyId] else { return .failure(.invalidProviderToken) }
-        guard registered.teamId == issuer else { return .failure(.invalidProviderToken) }
         let signature =
             (try? P256.Signing.ECDSASignature(rawRepresentation: signatureData))
             ?? (try? P256.Signing.ECDSASignature(derRepresentation: signatureData))
@@ -44,8 +54,8 @@ public struct ProviderTokenVerifier: Sendable {
         guard let signature, registered.key.isValidSignature(signature, for: signedPart) else {
             return .failure(.invalidProviderToken)
         }
-        guard now.timeIntervalSince1970 - issuedAt <= maximumAge else { return .failure(.expiredProviderToken) }
-        return .success(Identity(teamId: issuer, keyId: keyId))
+        return .success(
+            Claims(teamId: issuer, keyId: keyId, issuedAt: issuedAt, keyEnvironment: registered.environment))
     }
 
     private static func seconds(_ value: Any?) -> Double? {

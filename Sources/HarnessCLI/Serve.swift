@@ -74,7 +74,7 @@ struct EndpointsFile: Encodable {
         apns = APNs(
             url: stack.apns.url, caFile: stack.apns.caFile.path, teamId: stack.apns.signingKey.teamId,
             keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
-            controlURL: "http://127.0.0.1:\(stack.apns.controlAPI.port)")
+            controlURL: stack.apns.controlURL)
         media = Media(url: stack.media.url, controlURL: stack.media.controlURL)
         let parseSettings = configuration.services.parse
         parse = Parse(

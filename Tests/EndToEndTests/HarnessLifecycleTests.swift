@@ -120,8 +120,8 @@ import Glibc
                 #"{"topic":"\#(apns["topic"]!)","environment":"sandbox"}"#, apns["controlURL"]! + "/devices",
             ])
         let token = try #require(
-            (try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: String])?[
-                "deviceToken"], "\(registered.transcript)")
+            (try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: Any])?[
+                "deviceToken"] as? String, "\(registered.transcript)")
         let jwt = try await PythonProviderToken.sign(keyFile: apns["keyFile"]!, keyId: apns["keyId"]!, teamId: apns["teamId"]!)
         let push = try await ChildProcess.run(
             "curl",

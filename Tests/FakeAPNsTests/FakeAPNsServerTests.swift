@@ -71,8 +71,9 @@ import Testing
                 "http://127.0.0.1:\(server.controlAPI.port)/devices",
             ])
         await server.close()
-        let body = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: String]
-        let token = try #require(body?["deviceToken"], "\(result.transcript)")
+        let body = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        let token = try #require(body?["deviceToken"] as? String, "\(result.transcript)")
+        #expect(body?["online"] as? Bool == true)
         #expect(token.count == 64)
         #expect(server.gateway.topic(of: token) == "com.example.app")
     }

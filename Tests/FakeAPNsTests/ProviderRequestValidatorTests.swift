@@ -8,12 +8,30 @@ import Testing
     let token = String(repeating: "ab", count: 32)
     let topic = "com.razeware.NASA-TV"
 
-    var validator: ProviderRequestValidator {
+    var verifier: ProviderTokenVerifier {
         var verifier = ProviderTokenVerifier()
         verifier.register(key)
+        return verifier
+    }
+
+    func validator(unregisteredAt: Date? = nil) -> ProviderRequestValidator {
         let token = token
-        let topic = topic
-        return ProviderRequestValidator(verifier: verifier) { $0 == token ? topic : nil }
+        let record = DeviceRecord(topic: topic, environment: "sandbox", unregisteredAt: unregisteredAt)
+        return ProviderRequestValidator { $0 == token ? record : nil }
+    }
+
+    /// Validates on a new connection to a sandbox endpoint.
+    func validate(_ request: ProviderRequest, environment: String = "sandbox", unregisteredAt: Date? = nil)
+        -> Result<AcceptedNotification, APNsReason>
+    {
+        var connection = ProviderConnectionState()
+        let verifier = verifier
+        return validator(unregisteredAt: unregisteredAt).validate(request, environment: environment) { token in
+            if case .failure(let reason) = connection.authenticate(token, environment: environment, verifier: verifier) {
+                return reason
+            }
+            return nil
+        }
     }
 
     func jwt(iat: Double = Date().timeIntervalSince1970, kid: String? = nil, iss: String? = nil, der: Bool = false) -> String {
@@ -43,13 +61,13 @@ import Testing
         return ProviderRequest(headers: headers, body: Data(body.utf8))
     }
 
-    func reason(_ request: ProviderRequest) -> String? {
-        if case .failure(let reason) = validator.validate(request) { return reason.reason }
+    func reason(_ request: ProviderRequest, environment: String = "sandbox") -> String? {
+        if case .failure(let reason) = validate(request, environment: environment) { return reason.reason }
         return nil
     }
 
     @Test func aValidSilentPushIsAcceptedWithAGeneratedUppercaseId() throws {
-        let accepted = try validator.validate(request()).get()
+        let accepted = try validate(request()).get()
         #expect(accepted.deviceToken == token)
         #expect(accepted.pushType == "background")
         #expect(accepted.priority == 5)
@@ -59,7 +77,7 @@ import Testing
 
     @Test func aGivenApnsIdIsEchoedExactly() throws {
         let id = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
-        #expect(try validator.validate(request(headers: [("apns-id", id)])).get().apnsId == id)
+        #expect(try validate(request(headers: [("apns-id", id)])).get().apnsId == id)
     }
 
     @Test func methodIsCheckedBeforePath() {
@@ -87,6 +105,27 @@ import Testing
         #expect(reason(wrongTopic) == "DeviceTokenNotForTopic")
         let noTopic = ProviderRequest(headers: request().headers.filter { $0.name != "apns-topic" }, body: request().body)
         #expect(reason(noTopic) == "MissingTopic")
+        #expect(reason(request(), environment: "production") == "BadDeviceToken")
+        #expect(reason(request(path: "/3/device/" + token.uppercased())) == nil)
+    }
+
+    @Test func theTopicSuffixMustMatchThePushType() {
+        let voipTopic = ProviderRequest(
+            headers: request(pushType: "voip", priority: "10").headers.map {
+                $0.name == "apns-topic" ? (name: $0.name, value: topic + ".voip") : $0
+            }, body: request().body)
+        #expect(reason(voipTopic) == nil)
+        #expect(reason(request(pushType: "voip", priority: "10")) == "BadTopic")
+    }
+
+    @Test func anUnregisteredTokenGets410WithTheTimeInMilliseconds() throws {
+        let removed = Date(timeIntervalSince1970: 1_700_000_000.123)
+        guard case .failure(let reason) = validate(request(), unregisteredAt: removed) else {
+            Issue.record("an unregistered token was accepted")
+            return
+        }
+        #expect(reason.status == 410)
+        #expect(reason.json == #"{"reason":"Unregistered","timestamp":1700000000123}"#)
     }
 
     @Test func headerRules() {
