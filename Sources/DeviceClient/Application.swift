@@ -8,6 +8,8 @@ import Foundation
 @MainActor
 public final class Application {
     public internal(set) static var shared: Application!
+    /// Messages that arrived before the handshake finished.
+    static var earlyMessages: [RPCMessage] = []
 
     public let bundleIdentifier: String
     public private(set) var applicationState: ApplicationState

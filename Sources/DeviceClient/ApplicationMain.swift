@@ -16,7 +16,15 @@ public func ApplicationMain(bundleIdentifier: String, delegate: any ApplicationD
     let connection: DeviceConnection
     do {
         connection = try DeviceConnection(socketPath: socketPath) { message in
-            DispatchQueue.main.async { MainActor.assumeIsolated { Application.shared?.handle(message) } }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    if let application = Application.shared {
+                        application.handle(message)
+                    } else {
+                        Application.earlyMessages.append(message)
+                    }
+                }
+            }
         }
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
@@ -35,6 +43,10 @@ public func ApplicationMain(bundleIdentifier: String, delegate: any ApplicationD
             let options = LaunchOptions(reason: hello.launchReason, remoteNotification: hello.remoteNotification?.userInfo)
             _ = keepDelegate.application(application, didFinishLaunchingWithOptions: options)
             if let push = hello.remoteNotification { application.deliver(push) }
+            // Whatever the device sent right after the handshake, in order.
+            let early = Application.earlyMessages
+            Application.earlyMessages.removeAll()
+            for message in early { application.handle(message) }
         } catch {
             FileHandle.standardError.write(Data("device handshake failed: \(error)\n".utf8))
             exit(78)

@@ -127,11 +127,15 @@ public struct DidFinishDownloadingParams: Codable, Sendable {
     public var taskIdentifier: Int
     /// The temporary file in the app's `tmp/`; deleted as soon as the app answers.
     public var location: String
+    /// The HTTP status of the response the file holds (`downloadTask.response.statusCode`): a download
+    /// task finishes even for a 404, with the error page as the file.
+    public var statusCode: Int?
 
-    public init(session: String, taskIdentifier: Int, location: String) {
+    public init(session: String, taskIdentifier: Int, location: String, statusCode: Int? = nil) {
         self.session = session
         self.taskIdentifier = taskIdentifier
         self.location = location
+        self.statusCode = statusCode
     }
 }
 

@@ -3,49 +3,78 @@ import Foundation
 import HarnessTimeline
 import NIOCore
 
-/// The device's end of one app's socket: sends notifications and requests to the app and matches the
-/// app's answers to the requests waiting for them.
+/// The device's end of one app's socket. Sending never waits: messages go into an ordered outbox that
+/// one writer drains, so a stopped app (whose socket fills up) cannot stall a download, and messages
+/// reach the app in the order the device sent them. Answers from the app are matched to the requests
+/// waiting for them.
 final class AppConnection: Sendable {
-    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
-    private let pending = LockedState<[Int: CheckedContinuation<JSONValue, any Error>]>([:])
+    private let outbox: AsyncStream<ByteBuffer>.Continuation
+    /// The lines to write, in order; ``DeviceSimulator`` drains it into the socket.
+    let outgoing: AsyncStream<ByteBuffer>
+    private let pending = LockedState<(closed: Bool, waiting: [Int: CheckedContinuation<JSONValue, any Error>])>(
+        (false, [:]))
     private let nextId = LockedState(1)
 
-    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
-        self.outbound = outbound
+    init() {
+        (outgoing, outbox) = AsyncStream.makeStream(of: ByteBuffer.self)
     }
 
-    func send(_ message: RPCMessage) async {
+    func send(_ message: RPCMessage) {
         guard let line = try? message.encodedLine() else { return }
-        try? await outbound.write(ByteBuffer(bytes: line))
+        outbox.yield(ByteBuffer(bytes: line))
     }
 
-    func notify<P: Encodable>(_ method: String, _ params: P) async {
+    func notify<P: Encodable>(_ method: String, _ params: P) {
         guard let message = try? RPCMessage.notification(method, params) else { return }
-        await send(message)
+        send(message)
     }
 
-    /// Sends a request and waits for the app's answer, failing after `timeout` or when the app goes away.
-    func request<P: Encodable>(_ method: String, _ params: P, timeout: Duration) async throws -> JSONValue {
+    /// Sends a request and waits for the app's answer. Fails when the app disconnects, when the caller
+    /// is cancelled, or after `timeout` if one is given.
+    func request<P: Encodable & Sendable>(_ method: String, _ params: P, timeout: Duration? = nil) async throws
+        -> JSONValue
+    {
         let id = nextId.withLock { value in
             defer { value += 1 }
             return value
         }
         let message = try RPCMessage.request(id: id, method, params)
-        let timeoutTask = Task { [pending] in
-            try await Task.sleep(for: timeout)
-            pending.withLock { $0.removeValue(forKey: id) }?.resume(
-                throwing: DeviceError("the app did not answer \(method) within \(timeout)"))
+        guard let timeout else { return try await awaitAnswer(id: id, sending: message) }
+        return try await withThrowingTaskGroup(of: JSONValue.self) { group in
+            group.addTask { try await self.awaitAnswer(id: id, sending: message) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw DeviceError("the app did not answer \(method) within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
-        defer { timeoutTask.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            pending.withLock { $0[id] = continuation }
-            Task { await send(message) }
+    }
+
+    private func awaitAnswer(id: Int, sending message: RPCMessage) async throws -> JSONValue {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let registered = pending.withLock { state -> Bool in
+                    guard !state.closed, !Task.isCancelled else { return false }
+                    state.waiting[id] = continuation
+                    return true
+                }
+                guard registered else {
+                    continuation.resume(throwing: DeviceError("the app is not connected"))
+                    return
+                }
+                send(message)
+            }
+        } onCancel: {
+            pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: CancellationError())
         }
     }
 
     /// Hands an answer from the app to the request waiting for it.
     func complete(_ response: RPCMessage) {
-        guard let id = response.id, let continuation = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
+        guard let id = response.id, let continuation = pending.withLock({ $0.waiting.removeValue(forKey: id) }) else {
+            return
+        }
         if let error = response.error {
             continuation.resume(throwing: error)
         } else {
@@ -53,12 +82,14 @@ final class AppConnection: Sendable {
         }
     }
 
-    /// Fails every waiting request: the app's socket closed.
+    /// The socket closed: fails every waiting request and ends the outbox.
     func close() {
         let waiting = pending.withLock { state in
-            defer { state.removeAll() }
-            return Array(state.values)
+            state.closed = true
+            defer { state.waiting.removeAll() }
+            return Array(state.waiting.values)
         }
         for continuation in waiting { continuation.resume(throwing: DeviceError("the app disconnected")) }
+        outbox.finish()
     }
 }

@@ -23,6 +23,7 @@ final class AppProcess: @unchecked Sendable {
     let process = Process()
     private let outputLines = LockedState<[String]>([])
     private let exited = AsyncStream.makeStream(of: Void.self)
+    private let outputEnded = AsyncStream.makeStream(of: Void.self)
     private static let keptLines = 20
 
     var pid: Int32 { process.processIdentifier }
@@ -43,10 +44,12 @@ final class AppProcess: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         let lines = outputLines
         let buffer = LockedState(Data())
+        let outputEnded = outputEnded.continuation
         output.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
             if chunk.isEmpty {
                 handle.readabilityHandler = nil
+                outputEnded.finish()
                 return
             }
             let complete: [String] = buffer.withLock { pending in
@@ -78,6 +81,16 @@ final class AppProcess: @unchecked Sendable {
             output.fileHandleForReading.readabilityHandler = nil
             throw DeviceError(
                 "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)")
+        }
+    }
+
+    /// Returns once the app's output pipe has closed, or after `limit` (a child of the app may keep it open).
+    func waitForOutputEnd(atMost limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in self.outputEnded.stream {} }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
         }
     }
 

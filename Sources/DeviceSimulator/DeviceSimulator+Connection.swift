@@ -6,29 +6,36 @@ import NIOCore
 /// The device socket: the `hello` handshake and the requests an app makes of its "OS".
 extension DeviceSimulator {
     func handleConnection(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
+        let connection = AppConnection()
+        var bundleId: String?
         try? await channel.executeThenClose { inbound, outbound in
-            let connection = AppConnection(outbound: outbound)
-            var bundleId: String?
-            for try await line in inbound {
-                guard let message = try? RPCMessage.decode(line: Data(line.readableBytesView)) else {
-                    await connection.send(.failure(id: nil, .invalidRequest("not a JSON-RPC 2.0 message")))
-                    continue
+            try await withThrowingDiscardingTaskGroup { group in
+                group.addTask {
+                    for await line in connection.outgoing { try await outbound.write(line) }
                 }
-                if message.isResponse {
-                    connection.complete(message)
-                    continue
+                defer { connection.close() }
+                for try await line in inbound {
+                    guard let message = try? RPCMessage.decode(line: Data(line.readableBytesView)) else {
+                        connection.send(.failure(id: nil, .invalidRequest("not a JSON-RPC 2.0 message")))
+                        continue
+                    }
+                    if message.isResponse {
+                        connection.complete(message)
+                    } else if let bound = bundleId {
+                        if let response = await handle(message, from: bound) { connection.send(response) }
+                    } else {
+                        let (app, response) = hello(message, connection: connection)
+                        if let response { connection.send(response) }
+                        if let app {
+                            bundleId = app
+                            flushHeld(app)
+                        }
+                    }
                 }
-                let response: RPCMessage?
-                if let bound = bundleId {
-                    response = await handle(message, from: bound)
-                } else {
-                    (bundleId, response) = hello(message, connection: connection)
-                }
-                if let response { await connection.send(response) }
             }
-            connection.close()
-            if let bundleId, apps[bundleId]?.connection === connection { apps[bundleId]?.connection = nil }
         }
+        connection.close()
+        if let bundleId, apps[bundleId]?.connection === connection { apps[bundleId]?.connection = nil }
     }
 
     private func hello(_ message: RPCMessage, connection: AppConnection) -> (String?, RPCMessage?) {
@@ -65,23 +72,29 @@ extension DeviceSimulator {
         let state: AppState = reason.startsInForeground ? .active : .background
         setState(params.bundleId, state)
         publish(.appConnected, ["bundleId": params.bundleId, "pid": "\(params.pid)", "reason": reason.rawValue])
+        if let launchPush {
+            publish(
+                .pushDelivered,
+                ["bundleId": params.bundleId, "completionId": "\(launchPush.completionId)", "wake": "launched"])
+        }
         let result = HelloResult(
             protocolVersion: DeviceMethod.protocolVersion, launchReason: reason.rawValue,
             applicationState: state == .active ? "active" : "background", container: record.container.paths,
             badge: record.badge, remoteNotification: launchPush)
         waiter?.resume()
-        Task { await self.flushHeld(params.bundleId) }
         return (params.bundleId, try? .response(id: id, result))
     }
 
-    private func flushHeld(_ bundleId: String) async {
+    /// Hands the app what waited for it to connect: pushes that arrived during launch, transfer events.
+    func flushHeld(_ bundleId: String) {
         guard let record = apps[bundleId], let connection = record.connection else { return }
         apps[bundleId]?.heldPushes.removeAll()
         apps[bundleId]?.heldTransferEvents.removeAll()
         for push in record.heldPushes {
-            await connection.notify(DeviceMethod.didReceiveRemoteNotification, push)
+            connection.notify(DeviceMethod.didReceiveRemoteNotification, push)
+            publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
-        for event in record.heldTransferEvents { await connection.send(event) }
+        for event in record.heldTransferEvents { connection.send(event) }
     }
 
     private func handle(_ message: RPCMessage, from bundleId: String) async -> RPCMessage? {
@@ -92,7 +105,11 @@ extension DeviceSimulator {
             case DeviceMethod.registerForRemoteNotifications:
                 result = RegisterResult(deviceToken: try await registerForRemoteNotifications(bundleId))
             case DeviceMethod.fetchCompletion:
-                try fetchCompleted(bundleId, try message.decodeParams(FetchCompletionParams.self))
+                let params = try message.decodeParams(FetchCompletionParams.self)
+                guard ["newData", "noData", "failed"].contains(params.result) else {
+                    throw RPCError.invalidParams("result must be newData, noData or failed, not '\(params.result)'")
+                }
+                try fetchCompleted(bundleId, params)
                 result = Empty()
             case DeviceMethod.localNotificationAdd:
                 presentLocalNotification(bundleId, try message.decodeParams(LocalNotificationParams.self))

@@ -20,16 +20,18 @@ extension DeviceSimulator {
         let notification = RemoteNotificationParams(completionId: completionId, userInfo: push.payload)
         switch decision {
         case .deliverInForeground:
+            // No clock while active; it starts if the user leaves the app before the handler is called.
             apps[bundleId]?.outstandingCompletions[completionId] = .some(nil)
-            await deliver(notification, to: bundleId, wake: "foreground")
+            deliver(notification, to: bundleId, wake: "foreground")
         case .deliverInBackground:
             startBudget(bundleId, completionId: completionId)
-            await deliver(notification, to: bundleId, wake: "background")
+            deliver(notification, to: bundleId, wake: "background")
         case .resumeInBackground:
             startBudget(bundleId, completionId: completionId)
             record.process?.resume()
             setState(bundleId, .background)
-            await deliver(notification, to: bundleId, wake: "resumed")
+            deliver(notification, to: bundleId, wake: "resumed")
+            flushHeld(bundleId)
         case .deliverAfterLaunch:
             startBudget(bundleId, completionId: completionId)
             apps[bundleId]?.heldPushes.append(notification)
@@ -38,25 +40,30 @@ extension DeviceSimulator {
             apps[bundleId]?.launchPush = notification
             do {
                 try await launch(bundleId, reason: .remoteNotification)
-                publish(.pushDelivered, ["bundleId": bundleId, "apnsId": push.apnsId, "wake": "launched"])
             } catch {
-                publish(.appExited, ["bundleId": bundleId, "cause": "launchFailed", "error": "\(error)"])
+                apps[bundleId]?.launchPush = nil
+                apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId)??.cancel()
+                publish("device.app.launchFailed", ["bundleId": bundleId, "reason": "remote-notification", "error": "\(error)"])
             }
         case .notLaunchedAfterForceQuit, .ignoredNoBackgroundMode, .notSilent:
             break
         }
     }
 
-    private func deliver(_ notification: RemoteNotificationParams, to bundleId: String, wake: String) async {
+    private func deliver(_ notification: RemoteNotificationParams, to bundleId: String, wake: String) {
         guard let connection = apps[bundleId]?.connection else { return }
-        await connection.notify(DeviceMethod.didReceiveRemoteNotification, notification)
-        publish(
-            .pushDelivered,
-            ["bundleId": bundleId, "completionId": "\(notification.completionId)", "wake": wake])
+        publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(notification.completionId)", "wake": wake])
+        connection.notify(DeviceMethod.didReceiveRemoteNotification, notification)
+    }
+
+    /// Starts the budget of completion handlers owed from the foreground: leaving the app starts their clock.
+    func startBudgetsOwedFromForeground(_ bundleId: String) {
+        let owed = apps[bundleId]?.outstandingCompletions.filter { $0.value == nil }.map(\.key) ?? []
+        for completionId in owed { startBudget(bundleId, completionId: completionId) }
     }
 
     /// Starts the clock of a background wake: the app must call the completion handler within the budget.
-    private func startBudget(_ bundleId: String, completionId: Int) {
+    func startBudget(_ bundleId: String, completionId: Int) {
         apps[bundleId]?.suspendTask?.cancel()
         let budget = configuration.backgroundPushBudget
         apps[bundleId]?.outstandingCompletions[completionId] = Task {

@@ -75,7 +75,8 @@ extension DeviceSimulator {
         let record = try record(bundleId)
         guard record.state == .active else { throw DeviceError("\(bundleId) is not in the foreground (\(record.state))") }
         setState(bundleId, .background)
-        await record.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
+        record.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
+        startBudgetsOwedFromForeground(bundleId)
         scheduleSuspension(bundleId, after: configuration.suspendAfterBackground)
     }
 
@@ -92,7 +93,8 @@ extension DeviceSimulator {
         }
         apps[bundleId]?.suspendTask?.cancel()
         setState(bundleId, .active)
-        await record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
+        record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
+        flushHeld(bundleId)
     }
 
     func scheduleSuspension(_ bundleId: String, after delay: Duration) {
@@ -120,27 +122,30 @@ extension DeviceSimulator {
         process.kill()
     }
 
-    func processExited(_ bundleId: String, termination: AppProcess.Termination) {
-        guard var record = apps[bundleId] else { return }
+    func processExited(_ bundleId: String, termination: AppProcess.Termination) async {
+        guard let process = apps[bundleId]?.process else { return }
+        // The last lines may still be in the pipe when the exit is reported.
+        await process.waitForOutputEnd(atMost: .seconds(1))
+        guard var record = apps[bundleId], record.process === process else { return }
         let cause = record.killCause ?? (termination.signal == nil && termination.status == 0 ? .exited : .crashed)
+        let failure = record.launchWaiter.map { _ in
+            launchFailure(bundleId, "exited during launch (\(termination.description))")
+        }
         let waiter = record.launchWaiter
         record.launchWaiter = nil
         record.suspendTask?.cancel()
         for watchdog in record.outstandingCompletions.values { watchdog?.cancel() }
         record.outstandingCompletions.removeAll()
+        // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
+        record.heldPushes.removeAll()
+        record.launchPush = nil
         record.connection?.close()
         record.connection = nil
+        record.process = nil
         apps[bundleId] = record
-        publish(
-            .appExited,
-            ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
+        publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
         setState(bundleId, .notRunning(cause))
-        apps[bundleId]?.process = nil
-        if let waiter {
-            apps[bundleId]?.process = record.process
-            let failure = launchFailure(bundleId, "exited during launch (\(termination.description))")
-            apps[bundleId]?.process = nil
-            waiter.resume(throwing: failure)
-        }
+        await transferDaemon.cancelTasksThatDieWithTheApp(bundleId: bundleId)
+        if let waiter, let failure { waiter.resume(throwing: failure) }
     }
 }

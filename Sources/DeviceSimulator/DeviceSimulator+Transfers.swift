@@ -11,22 +11,32 @@ extension DeviceSimulator {
         }
     }
 
-    private func forward(_ event: TransferDaemon.Event, to bundleId: String) async {
+    /// Hands a transfer event to the app. Never waits on the socket, except for the finished file,
+    /// which lives only until the app has answered (or is gone).
+    private func forward(_ event: TransferDaemon.Event, to bundleId: String) async -> Bool {
         let connection = apps[bundleId]?.connection
         switch event {
         case .progress(let params):
-            await connection?.notify(DeviceMethod.didWriteData, params)
+            connection?.notify(DeviceMethod.didWriteData, params)
+            return connection != nil
         case .finished(let params):
-            guard let connection else { return }
-            // The temporary file lives only while the delegate method runs: wait for the app's answer.
-            _ = try? await connection.request(DeviceMethod.didFinishDownloadingTo, params, timeout: .seconds(10))
+            guard let connection else { return false }
+            do {
+                _ = try await connection.request(DeviceMethod.didFinishDownloadingTo, params)
+                return true
+            } catch {
+                return false
+            }
         case .completed(let params):
-            guard let message = try? RPCMessage.notification(DeviceMethod.didCompleteWithError, params) else { return }
+            guard let message = try? RPCMessage.notification(DeviceMethod.didCompleteWithError, params) else {
+                return false
+            }
             if let connection {
-                await connection.send(message)
+                connection.send(message)
             } else {
                 apps[bundleId]?.heldTransferEvents.append(message)
             }
+            return true
         }
     }
 }

@@ -36,7 +36,12 @@ final class APNsProvider: Sendable {
         } catch {
             throw ParseConfigurationError("cannot read the APNs key file \(configuration.keyFile): \(error.localizedDescription)")
         }
-        key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+        do {
+            key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+        } catch {
+            throw ParseConfigurationError(
+                "the APNs key file \(configuration.keyFile) is not a PKCS#8 P-256 key (.p8): \(error)")
+        }
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
         var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: tls)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A Parse `where` constraint on `_Installation`: equality, `$in`, `$nin`, `$ne`, `$exists`, and array
 /// fields matching any element, as Parse Server evaluates them.
 struct InstallationQuery {
@@ -14,7 +16,7 @@ struct InstallationQuery {
                 case "$in": return (operand as? [Any])?.contains { equal(value, $0) } ?? false
                 case "$nin": return !((operand as? [Any])?.contains { equal(value, $0) } ?? false)
                 case "$ne": return !equal(value, operand)
-                case "$exists": return (operand as? Bool ?? true) == (value != nil && !(value is NSNullLike))
+                case "$exists": return (operand as? Bool ?? true) == (value != nil && !(value is NSNull))
                 case "$all":
                     let wanted = operand as? [Any] ?? []
                     return wanted.allSatisfy { item in equal(value, item) }
@@ -45,5 +47,3 @@ struct InstallationQuery {
         }
     }
 }
-
-private protocol NSNullLike {}

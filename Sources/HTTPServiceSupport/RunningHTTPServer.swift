@@ -38,6 +38,8 @@ public final class RunningHTTPServer: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         guard let first = await iterator.next(), let bound = first else {
+            // Bind failed, or the caller was cancelled while waiting: stop whatever is running.
+            await group.triggerGracefulShutdown()
             if case .failure(let error) = await task.result { throw error }
             throw HTTPServerStopped()
         }

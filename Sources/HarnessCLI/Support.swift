@@ -1,5 +1,6 @@
 import Foundation
 import HarnessCore
+import HarnessTimeline
 
 /// Writes a line to standard output at once: the live view must reach a pipe (CI logs, a test
 /// waiting for a line) as it happens, not when a buffer fills.
@@ -25,17 +26,27 @@ func loadConfiguration(_ path: String) throws -> HarnessConfiguration {
     }
 }
 
-/// Calls `handler` once on the first SIGINT or SIGTERM, so the run can stop its app and services and
-/// still write its report.
+/// Calls `handler` on the first SIGINT or SIGTERM, so the run can stop its app and services and still
+/// write its report; a second signal exits at once with 130.
 final class InterruptSignals {
     private let sources: [any DispatchSourceSignal]
 
     init(handler: @escaping @Sendable () -> Void) {
+        let received = LockedState(0)
         sources = [SIGINT, SIGTERM].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
-                FileHandle.standardError.write(Data("\nharness: interrupted, stopping the app and services…\n".utf8))
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                guard count == 1 else {
+                    FileHandle.standardError.write(Data("harness: interrupted again, exiting now\n".utf8))
+                    exit(130)
+                }
+                FileHandle.standardError.write(
+                    Data("\nharness: interrupted, stopping the app and services… (again to exit at once)\n".utf8))
                 handler()
             }
             source.resume()

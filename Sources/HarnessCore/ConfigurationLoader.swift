@@ -37,7 +37,8 @@ public enum ConfigurationLoader {
         }
         if let scenarios = top["scenarios"] {
             for (name, scenario) in try scenarios.namedEntries() {
-                configuration.scenarios.append(try readScenario(name, scenario, apps: configuration.apps))
+                configuration.scenarios.append(
+                    try readScenario(name, scenario, apps: configuration.apps, device: configuration.services.device))
             }
         }
         return configuration
@@ -99,16 +100,17 @@ public enum ConfigurationLoader {
         return app
     }
 
-    private static func readScenario(_ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration]) throws
-        -> Scenario
-    {
+    private static func readScenario(
+        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceSettings
+    ) throws -> Scenario {
         let entries = try reader.mapping(known: ["description", "media", "device", "steps", "expect"])
         var scenario = Scenario(name: name)
         if let value = entries["description"] { scenario.description = try value.string() }
         if let media = try entries["media"]?.mapping(known: ["throttle"]), let throttle = media["throttle"] {
             scenario.mediaThrottle = try throttle.rate()
         }
-        if let device = entries["device"] { scenario.device = try readDevice(device, base: DeviceSettings()) }
+        // A scenario's device block overrides the services' one key by key.
+        if let device = entries["device"] { scenario.device = try readDevice(device, base: base) }
         guard let steps = entries["steps"] else { throw reader.error("a scenario needs 'steps'") }
         scenario.steps = try steps.sequence().map { try readStep($0, apps: apps) }
         if let expect = entries["expect"] { scenario.expectation = try readExpectation(expect) }
@@ -158,7 +160,10 @@ public enum ConfigurationLoader {
         for (key, value) in try reader.namedEntries() {
             if case .mapping = value.node {
                 let match = try value.mapping(known: ["sha256OfFixture"])
-                result[key] = .sha256OfFixture(try match["sha256OfFixture"]!.string())
+                guard let fixture = match["sha256OfFixture"] else {
+                    throw value.error("write a fixture digest as {sha256OfFixture: photos/dailyphoto.jpg}")
+                }
+                result[key] = .sha256OfFixture(try fixture.string())
             } else {
                 result[key] = .equals(try value.string())
             }

@@ -76,6 +76,12 @@ public struct Scenario: Sendable {
     public var device: DeviceSettings?
     public var steps: [Step] = []
     public var expectation = Expectation()
+
+    /// The app of the first `launch` step.
+    public var launchedApp: String? {
+        for step in steps { if case .launch(let app) = step { return app } }
+        return nil
+    }
 }
 
 public enum Step: Sendable, CustomStringConvertible {

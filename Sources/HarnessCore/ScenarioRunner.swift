@@ -51,8 +51,8 @@ public struct ScenarioRunner: Sendable {
                 baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),
                 timeline: timeline, logger: logger)
             stack = services
-            let mediaRoot = services.media.configuration.root
-            let digest: @Sendable (String) -> String? = { Self.sha256(of: mediaRoot.appendingPathComponent($0)) }
+            let digests = FixtureDigests(root: services.media.configuration.root)
+            let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
             (outcome, verdict, explanation) = try await drive(scenario, services: services, timeline: timeline, digest: digest)
         } catch is CancellationError {
             outcome = .interrupted
@@ -100,7 +100,7 @@ public struct ScenarioRunner: Sendable {
                     bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,
                     backgroundModes: app.backgroundModes, environment: app.environment))
         }
-        let steps = StepDriver(configuration: configuration, services: services, timeline: timeline)
+        let steps = StepDriver(configuration: configuration, services: services, timeline: timeline, digest: digest)
         for step in scenario.steps {
             timeline.publish(.stepStarted, source: "harness", ["step": step.description])
             try await steps.perform(step)
@@ -109,7 +109,7 @@ public struct ScenarioRunner: Sendable {
         }
         let verdict = try await waitForVerdict(
             scenario.expectation, timeline: timeline, digest: digest, after: scenario.expectation.within)
-        let files = try await checkFiles(scenario.expectation.files, device: device, digest: digest)
+        let files = await checkFiles(scenario, device: device, digest: digest)
         if verdict.passed && files.isEmpty { return (.passed, verdict, "") }
         let explanation = VerdictFormatter.explain(verdict, fileProblems: files, events: timeline.events)
         let summary =
@@ -133,20 +133,23 @@ public struct ScenarioRunner: Sendable {
         return ChainVerdict.evaluate(expectation, events: timeline.events, fixtureDigest: digest)
     }
 
-    private func checkFiles(_ files: [FileExpectation], device: DeviceSimulator, digest: (String) -> String?) async throws
+    /// Checks the files the scenario expects in the container of the app it launches.
+    private func checkFiles(_ scenario: Scenario, device: DeviceSimulator, digest: (String) -> String?) async
         -> [String]
     {
+        guard !scenario.expectation.files.isEmpty else { return [] }
+        guard let app = scenario.launchedApp.flatMap({ configuration.apps[$0] }),
+            let paths = await device.containerPaths(of: app.bundleId)
+        else { return ["file expectations need a scenario that launches an app"] }
         var problems: [String] = []
-        for file in files {
-            guard let app = configuration.apps.values.first, let paths = await device.containerPaths(of: app.bundleId)
-            else { continue }
+        for file in scenario.expectation.files {
             let url = URL(fileURLWithPath: paths.home).appendingPathComponent(file.path)
             guard let actual = Self.sha256(of: url) else {
-                problems.append("the app's container has no \(file.path)")
+                problems.append("\(app.name)'s container has no \(file.path) (looked in \(paths.home))")
                 continue
             }
             if let fixture = file.sha256OfFixture, actual != digest(fixture) {
-                problems.append("\(file.path) in the app's container differs from the fixture \(fixture)")
+                problems.append("\(file.path) in \(app.name)'s container differs from the fixture \(fixture)")
             }
         }
         return problems
@@ -167,6 +170,21 @@ public struct ScenarioRunner: Sendable {
     static func sha256(of url: URL) -> String? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The SHA-256 of each fixture, read once per run however often the chain is evaluated.
+final class FixtureDigests: Sendable {
+    private let root: URL
+    private let cache = LockedState<[String: String?]>([:])
+
+    init(root: URL) { self.root = root }
+
+    func sha256(of path: String) -> String? {
+        if let known = cache.withLock({ $0[path] }) { return known }
+        let digest = ScenarioRunner.sha256(of: root.appendingPathComponent(path))
+        cache.withLock { $0[path] = digest }
+        return digest
     }
 }
 

@@ -9,6 +9,7 @@ struct StepDriver {
     let configuration: HarnessConfiguration
     let services: ServiceStack
     let timeline: Timeline
+    let digest: @Sendable (String) -> String?
 
     func perform(_ step: Step) async throws {
         switch step {
@@ -24,8 +25,9 @@ struct StepDriver {
             try await deviceAction { try await services.device.bringToForeground(bundleId(app)) }
         case .waitFor(let pattern, let timeout):
             do {
+                let digest = digest
                 _ = try await timeline.waitFor(pattern.description, timeout: timeout) { event in
-                    pattern.matches(event, fixtureDigest: { _ in nil })
+                    pattern.matches(event, fixtureDigest: digest)
                 }
             } catch let timeout as TimelineWaitTimeout {
                 throw StepFailure(message: "waitFor: \(timeout.message)")
@@ -54,8 +56,14 @@ struct StepDriver {
         request.headers.add(name: "X-Parse-Master-Key", value: parse.masterKey)
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body.data))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        let answer = try await response.body.collect(upTo: 1 << 20)
+        let response: HTTPClientResponse
+        let answer: ByteBuffer
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            answer = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            throw StepFailure(message: "cannot reach Parse at \(services.parse.url)/push: \(error)")
+        }
         guard response.status.code == 200 else {
             throw StepFailure(
                 message: "Parse refused the push: \(response.status.code) \(String(buffer: answer))")

@@ -64,11 +64,6 @@ struct YAMLReader {
 
     func port() throws -> Int { try int(range: 0...65535) }
 
-    func bool() throws -> Bool {
-        guard let value = node.bool else { throw error("expected true or false") }
-        return value
-    }
-
     /// `30s`, `500ms`, `2m`, or a number of seconds.
     func duration() throws -> Duration {
         let text = try string().trimmingCharacters(in: .whitespaces)

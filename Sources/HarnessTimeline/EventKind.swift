@@ -54,7 +54,6 @@ extension EventKind {
     public static let transferProgress: EventKind = "transfer.progress"
     public static let transferCompleted: EventKind = "transfer.completed"
     public static let transferFailed: EventKind = "transfer.failed"
-    public static let transferFileMoved: EventKind = "transfer.file.moved"
     public static let transferFileLost: EventKind = "transfer.file.lost"
 
     // the app under test, as reported through the device protocol

@@ -92,8 +92,15 @@ public final class Timeline: Sendable {
 
 /// The event a caller waited for did not come in time.
 public struct TimelineWaitTimeout: Error, CustomStringConvertible {
-    public var description: String
+    /// What was awaited, in words.
+    public var awaited: String
     public var timeout: Duration
 
-    public var message: String { "no \(description) within \(timeout)" }
+    init(description: String, timeout: Duration) {
+        self.awaited = description
+        self.timeout = timeout
+    }
+
+    public var message: String { "no \(awaited) within \(timeout)" }
+    public var description: String { message }
 }

@@ -40,6 +40,16 @@ import Testing
                 == .ignoredNoBackgroundMode)
     }
 
+    @Test func aPushDuringLaunchWaitsForTheAppToConnect() {
+        #expect(
+            SilentPushWakeRule.decide(state: .launching(.user), isContentAvailable: true, backgroundModes: modes)
+                == .deliverAfterLaunch)
+    }
+
+    @Test func anActiveAppGetsEvenANonSilentPush() {
+        #expect(SilentPushWakeRule.decide(state: .active, isContentAvailable: false, backgroundModes: []) == .deliverInForeground)
+    }
+
     @Test func onlyForceQuitRemovesBackgroundLaunchEligibility() {
         #expect(!NotRunningCause.forceQuit.isEligibleForBackgroundLaunch)
         #expect(NotRunningCause.crashed.isEligibleForBackgroundLaunch)

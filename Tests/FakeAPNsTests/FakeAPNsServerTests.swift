@@ -40,7 +40,9 @@ import Testing
         #expect(result.standardOutput.hasPrefix("HTTP/2 200"), "\(result.transcript)")
         let apnsId = result.standardOutput.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-id:") }
             .map { $0.dropFirst("apns-id:".count).trimmingCharacters(in: .whitespaces) }
-        let notification = try #require(await received.stream.first { _ in true })
+        let stream = received.stream
+        let notification = try #require(
+            try await withDeadline(.seconds(30), "delivery to the device") { await stream.first { _ in true } })
         #expect(notification.apnsId == apnsId)
         #expect(notification.payload == #"{"aps":{"content-available":1}}"#)
         #expect(timeline.events.contains { $0.kind == .apnsAccepted && $0["apnsId"] == apnsId })

@@ -34,9 +34,12 @@ import Testing
         }
     }
 
-    func jwt(iat: Double = Date().timeIntervalSince1970, kid: String? = nil, iss: String? = nil, der: Bool = false) -> String {
+    func jwt(
+        iat: Double = Date().timeIntervalSince1970, kid: String? = nil, iss: String? = nil, der: Bool = false,
+        iatJSON: String? = nil
+    ) -> String {
         let header = Data(#"{"alg":"ES256","kid":"\#(kid ?? key.keyId)"}"#.utf8)
-        let claims = Data(#"{"iss":"\#(iss ?? key.teamId)","iat":\#(Int(iat))}"#.utf8)
+        let claims = Data(#"{"iss":"\#(iss ?? key.teamId)","iat":\#(iatJSON ?? String(Int(iat)))}"#.utf8)
         let input = base64URL(header) + "." + base64URL(claims)
         let signature = try! key.privateKey.signature(for: Data(input.utf8))
         return input + "." + base64URL(der ? signature.derRepresentation : signature.rawRepresentation)
@@ -137,6 +140,42 @@ import Testing
         #expect(reason(request(headers: [("apns-id", "not-a-uuid")])) == "BadMessageId")
         #expect(reason(request(headers: [("apns-collapse-id", String(repeating: "x", count: 65))])) == "BadCollapseId")
         #expect(reason(request(headers: [("apns-priority", "5")])) == "DuplicateHeaders")
+    }
+
+    @Test func authenticationComesBeforeTokenAndTopic() {
+        let request = ProviderRequest(
+            headers: [(":method", "POST"), (":path", "/3/device/aaaa")], body: Data("{}".utf8))
+        #expect(reason(request) == "MissingProviderToken")
+    }
+
+    @Test func realClientsTokensAreTolerated() {
+        let now = Date().timeIntervalSince1970
+        #expect(reason(request(authorization: "bearer \(jwt(iatJSON: "\(now - 5.5)"))")) == nil)
+        #expect(reason(request(authorization: "bearer \(jwt(iatJSON: "\"\(Int(now))\""))")) == nil)
+        #expect(reason(request(authorization: "bearer \(jwt(der: true))")) == nil)
+    }
+
+    @Test func payloadLimitsAreExact() {
+        func body(size: Int) -> String {
+            let prefix = #"{"aps":{"content-available":1},"x":""#
+            return prefix + String(repeating: "a", count: size - prefix.utf8.count - 2) + #""}"#
+        }
+        #expect(body(size: 4096).utf8.count == 4096)
+        #expect(reason(request(body: body(size: 4096))) == nil)
+        #expect(reason(request(body: body(size: 4097))) == "PayloadTooLarge")
+        let voip = { (size: Int) in
+            ProviderRequest(
+                headers: request(body: body(size: size), pushType: "voip", priority: "10").headers.map {
+                    $0.name == "apns-topic" ? (name: $0.name, value: topic + ".voip") : $0
+                }, body: Data(body(size: size).utf8))
+        }
+        #expect(reason(voip(5120)) == nil)
+        #expect(reason(voip(5121)) == "PayloadTooLarge")
+    }
+
+    @Test func payloadThatIsNotAJSONObjectIsRefused() {
+        #expect(reason(request(body: "{not json")) == "PayloadEmpty")
+        #expect(reason(request(body: "[1,2]")) == "PayloadEmpty")
     }
 
     @Test func payloadRules() {

@@ -111,7 +111,9 @@ import Testing
             services, "POST", "/push", master: true,
             body: #"{"where":{"deviceType":"ios"},"data":{"content-available":1,"push_type":"background","priority":5,"photoTitle":"Nebula"}}"#
         )
-        let notification = try #require(await delivered.stream.first { _ in true })
+        let stream = delivered.stream
+        let notification = try #require(
+            try await withDeadline(.seconds(30), "delivery to the device") { await stream.first { _ in true } })
         _ = try await services.timeline.waitFor("parse.push.sent", timeout: .seconds(30)) { $0.kind == .parsePushSent }
         await services.close()
         #expect(push.status == 200)

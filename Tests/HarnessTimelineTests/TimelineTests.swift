@@ -34,6 +34,19 @@ import Testing
         #expect(event["n"] == "1")
     }
 
+    @Test func aLiveSubscriberGetsEventsPublishedWhileItWaits() async throws {
+        let timeline = Timeline()
+        let stream = timeline.subscribe()
+        var iterator = stream.makeAsyncIterator()
+        timeline.publish("first", source: "test")
+        #expect(await iterator.next()?.kind == "first")
+        // Published only after the subscriber has drained everything: the live path, not the replay.
+        timeline.publish("second", source: "test")
+        #expect(await iterator.next()?.kind == "second")
+        timeline.finish()
+        #expect(await iterator.next() == nil)
+    }
+
     @Test func waitForNamesTheEventThatNeverCame() async {
         let timeline = Timeline()
         await #expect(throws: TimelineWaitTimeout.self) {

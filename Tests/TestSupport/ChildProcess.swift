@@ -10,9 +10,10 @@ public struct ChildProcess: Sendable {
     /// The output and error streams together, for assertion messages.
     public var transcript: String { standardOutput + "\n--- stderr ---\n" + standardError }
 
+    /// Runs the program; after `timeout` it is terminated and the call throws ``Timeout``.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
-        currentDirectory: URL? = nil, standardInput: Data? = nil
+        currentDirectory: URL? = nil, standardInput: Data? = nil, timeout: Duration = .seconds(120)
     ) async throws -> ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
@@ -37,14 +38,52 @@ public struct ChildProcess: Sendable {
         // Dispatch threads, since a blocking read on the cooperative pool can starve the servers under test.
         async let outputData = readToEnd(output.fileHandleForReading)
         async let errorData = readToEnd(error.fileHandleForReading)
+        let watchdog = Task {
+            try await Task.sleep(for: timeout)
+            process.terminate()
+        }
         let status = await withTaskCancellationHandler {
             await exited.first { _ in true } ?? -1
         } onCancel: {
             process.terminate()
         }
+        watchdog.cancel()
+        if await watchdog.result.isSuccess {
+            throw Timeout(what: "\(executable) \(arguments.joined(separator: " "))", after: timeout)
+        }
         return ChildProcess(
             status: status, standardOutput: String(decoding: await outputData, as: UTF8.self),
             standardError: String(decoding: await errorData, as: UTF8.self))
+    }
+}
+
+/// Something a test waited for did not happen in time.
+public struct Timeout: Error, CustomStringConvertible {
+    public var what: String
+    public var after: Duration
+    public var description: String { "\(what) did not finish within \(after)" }
+}
+
+/// Waits for `operation`, failing with ``Timeout`` after `limit`: how tests wait for an event that may
+/// never come.
+public func withDeadline<T: Sendable>(
+    _ limit: Duration, _ what: String, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw Timeout(what: what, after: limit)
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}
+
+extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }
 

@@ -12,6 +12,11 @@ public final class RunningChild: @unchecked Sendable {
 
     public var pid: Int32 { process.processIdentifier }
 
+    /// A test that fails early must not leave the child (and its ports) behind.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
