@@ -49,7 +49,8 @@ final class ProviderEndpoint: Sendable {
         let apnsId: String
         switch outcome {
         case .success(let notification): apnsId = notification.apnsId
-        case .failure: apnsId = request.first("apns-id").flatMap { UUID(uuidString: $0) != nil ? $0 : nil } ?? UUID().uuidString
+        // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
+        case .failure: apnsId = request.first("apns-id") ?? validator.makeId()
         }
         log.append(request, apnsId: apnsId, outcome: outcome)
         switch outcome {
