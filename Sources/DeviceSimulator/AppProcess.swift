@@ -42,33 +42,33 @@ final class AppProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        // A plain thread with blocking reads: Foundation's readabilityHandler on Linux can leave a
+        // dispatch source registered on a pipe that is already closed, which crashes libdispatch.
         let lines = outputLines
-        let buffer = LockedState(Data())
         let outputEnded = outputEnded.continuation
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                outputEnded.finish()
-                return
-            }
-            let complete: [String] = buffer.withLock { pending in
-                pending.append(chunk)
-                var found: [String] = []
+        let reader = output.fileHandleForReading
+        let thread = Thread {
+            var pending = Data()
+            var buffer = [UInt8](repeating: 0, count: 16384)
+            while true {
+                let count = read(reader.fileDescriptor, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }
+                pending.append(contentsOf: buffer[0..<count])
                 while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    found.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
+                    lines.withLock { kept in
+                        kept.append(line)
+                        if kept.count > Self.keptLines { kept.removeFirst(kept.count - Self.keptLines) }
+                    }
+                    onLine(line)
                 }
-                return found
             }
-            for line in complete {
-                lines.withLock { kept in
-                    kept.append(line)
-                    if kept.count > Self.keptLines { kept.removeFirst(kept.count - Self.keptLines) }
-                }
-                onLine(line)
-            }
+            try? reader.close()
+            outputEnded.finish()
         }
+        thread.name = "app-output"
         let exited = exited.continuation
         process.terminationHandler = { process in
             let signal: Int32? = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
@@ -77,8 +77,10 @@ final class AppProcess: @unchecked Sendable {
         }
         do {
             try process.run()
+            // The child has its copy of the write end; ours must close for the reader to see EOF.
+            try? output.fileHandleForWriting.close()
+            thread.start()
         } catch {
-            output.fileHandleForReading.readabilityHandler = nil
             throw DeviceError(
                 "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)")
         }

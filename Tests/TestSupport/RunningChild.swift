@@ -25,10 +25,15 @@ public final class RunningChild: @unchecked Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            self?.append(data)
+        // Blocking reads on a thread of its own: readabilityHandler can crash libdispatch on Linux when
+        // the pipe closes under it.
+        let reader = pipe.fileHandleForReading
+        let thread = Thread { [weak self] in
+            while true {
+                let data = reader.availableData
+                self?.append(data)
+                if data.isEmpty { break }
+            }
         }
         let continuation = exit.continuation
         process.terminationHandler = { process in
@@ -36,6 +41,8 @@ public final class RunningChild: @unchecked Sendable {
             continuation.finish()
         }
         try process.run()
+        try? pipe.fileHandleForWriting.close()
+        thread.start()
     }
 
     /// Everything printed so far.
