@@ -48,6 +48,23 @@ extension DeviceSimulator {
         case .notLaunchedAfterForceQuit, .ignoredNoBackgroundMode, .notSilent:
             break
         }
+        if decision != .deliverInForeground, let alert = push.alert {
+            showNotification(bundleId, identifier: push.collapseId ?? push.apnsId, alert: alert)
+        }
+    }
+
+    /// The system shows a visible push in Notification Center; a notification with the identifier of
+    /// one already shown (`apns-collapse-id`) replaces it.
+    func showNotification(_ bundleId: String, identifier: String, alert: JSONValue) {
+        let body = alert.stringValue ?? alert["body"]?.stringValue ?? alert.jsonString()
+        let key = bundleId + "/" + identifier
+        let replaced = shownNotifications.updateValue(body, forKey: key)
+        publish(
+            "device.notification.shown",
+            [
+                "bundleId": bundleId, "identifier": identifier, "body": body,
+                "replaced": replaced.map { _ in "true" } ?? "false", "shownCount": "\(shownNotifications.count)",
+            ])
     }
 
     private func deliver(_ notification: RemoteNotificationParams, to bundleId: String, wake: String) {

@@ -19,6 +19,10 @@ public actor DeviceSimulator {
     let logger: Logger
     var apps: [String: AppRecord] = [:]
     var nextCompletionId = 1
+    /// `wifi`, `cellular` or `offline`.
+    public private(set) var network = "wifi"
+    /// Notifications shown by the system (alert pushes, local notifications), by identifier.
+    var shownNotifications: [String: String] = [:]
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
 
     public init(
@@ -74,6 +78,19 @@ public actor DeviceSimulator {
         await transferDaemon.shutdown()
         try? await listener?.channel.close()
         try? FileManager.default.removeItem(atPath: configuration.socketPath)
+    }
+
+    /// Changes the device's network. Offline, the push service cannot reach the device and stores what
+    /// it accepts; back online, it delivers what it kept.
+    public func setNetwork(_ network: String) async throws {
+        guard ["wifi", "cellular", "offline"].contains(network) else {
+            throw DeviceError("network must be wifi, cellular or offline, not '\(network)'")
+        }
+        let wasReachable = self.network != "offline"
+        self.network = network
+        publish("device.network", ["network": network])
+        let reachable = network != "offline"
+        if reachable != wasReachable { await pushRegistry.setReachable(reachable) }
     }
 
     public func install(_ app: InstalledApp) throws {

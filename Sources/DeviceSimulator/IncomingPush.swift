@@ -6,15 +6,24 @@ public struct IncomingPush: Sendable, Equatable {
     public var topic: String
     public var pushType: String
     public var priority: Int
+    /// `apns-collapse-id`: becomes the identifier of the notification shown, replacing one with the same.
+    public var collapseId: String?
     public var payload: [String: JSONValue]
 
-    public init(apnsId: String, topic: String, pushType: String, priority: Int, payload: [String: JSONValue]) {
+    public init(
+        apnsId: String, topic: String, pushType: String, priority: Int, collapseId: String? = nil,
+        payload: [String: JSONValue]
+    ) {
         self.apnsId = apnsId
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
+        self.collapseId = collapseId
         self.payload = payload
     }
+
+    /// `aps.alert`: what the system shows for a visible push.
+    public var alert: JSONValue? { payload["aps"]?["alert"] }
 
     /// `aps.content-available == 1`, the only value iOS treats as a background update.
     public var isContentAvailable: Bool { payload["aps"]?["content-available"]?.numberValue == 1 }
@@ -27,4 +36,7 @@ public protocol PushRegistry: Sendable {
     func registerDevice(
         topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void
     ) async throws -> String
+
+    /// The device's network came or went: while unreachable, the push service stores what it accepts.
+    func setReachable(_ reachable: Bool) async
 }

@@ -100,12 +100,42 @@ struct ParseRoutes: Sendable {
             throw ParseError.pushMisconfigured("A push needs a 'data' object.")
         }
         let constraints = whereQuery ?? ["channels": ["$in": channels ?? []]]
-        let expiration = (object["expiration_time"] as? Int) ?? (object["expiration_time"] as? Double).map { Int($0) }
+        let expiration = try Self.expiration(object)
         let statusId = try pushes.start(
             query: InstallationQuery(constraints: constraints), data: data, expiration: expiration, rawBody: raw)
         var response = json(["result": true])
         response.headers[.parsePushStatusId] = statusId
         return response
+    }
+}
+
+extension ParseRoutes {
+    /// `expiration_time` (epoch seconds or an ISO date) or `expiration_interval` (seconds from now), as
+    /// APNs's `apns-expiration`.
+    static func expiration(_ body: [String: Any]) throws -> Int? {
+        let time = body["expiration_time"]
+        let interval = body["expiration_interval"]
+        if time != nil, interval != nil {
+            throw ParseError.pushMisconfigured("Both expiration_time and expiration_interval cannot be set")
+        }
+        if let interval {
+            guard let seconds = (interval as? NSNumber)?.doubleValue, seconds > 0 else {
+                throw ParseError.pushMisconfigured("expiration_interval must be a number greater than 0")
+            }
+            return Int(Date().timeIntervalSince1970 + seconds)
+        }
+        switch time {
+        case nil: return nil
+        case let number as NSNumber: return number.intValue
+        case let text as String:
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
+            guard let date else { throw ParseError.pushMisconfigured("\(text) is not valid time.") }
+            return Int(date.timeIntervalSince1970)
+        default:
+            throw ParseError.pushMisconfigured("\(String(describing: time)) is not valid time.")
+        }
     }
 }
 

@@ -2,19 +2,30 @@ import DeviceProtocol
 import DeviceSimulator
 import FakeAPNs
 import Foundation
+import HarnessTimeline
 
-/// Connects the simulated device to FakeAPNs's gateway: tokens come from FakeAPNs, and what it accepts
-/// for a token is handed to the device as an incoming push.
-struct APNsDeviceRegistry: PushRegistry {
+/// Connects the simulated device to FakeAPNs's gateway: tokens come from FakeAPNs, what it accepts for
+/// a token is handed to the device as an incoming push, and the device's network decides whether
+/// FakeAPNs sees it online.
+final class APNsDeviceRegistry: PushRegistry {
     let gateway: DeviceGateway
+    private let tokens = LockedState<[String]>([])
+
+    init(gateway: DeviceGateway) { self.gateway = gateway }
 
     func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws -> String {
-        gateway.register(topic: topic, environment: "sandbox") { notification in
+        let token = gateway.register(topic: topic, environment: "sandbox") { notification in
             let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(notification.payload.utf8))) ?? [:]
             await deliver(
                 IncomingPush(
                     apnsId: notification.apnsId, topic: notification.topic, pushType: notification.pushType,
-                    priority: notification.priority, payload: payload))
+                    priority: notification.priority, collapseId: notification.collapseId, payload: payload))
         }
+        tokens.withLock { $0.append(token) }
+        return token
+    }
+
+    func setReachable(_ reachable: Bool) async {
+        for token in tokens.withLock({ $0 }) { gateway.setOnline(token, reachable) }
     }
 }

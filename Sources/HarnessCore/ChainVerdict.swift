@@ -41,6 +41,7 @@ extension EventPattern {
             guard let value = event.attributes[key] else { return false }
             switch match {
             case .equals(let expected): return value == expected
+            case .contains(let text): return value.contains(text)
             case .sha256OfFixture(let path): return fixtureDigest(path) == value
             }
         }

@@ -47,7 +47,8 @@ public enum ConfigurationLoader {
     private static func readServices(_ reader: YAMLReader) throws -> ServicesConfiguration {
         var services = ServicesConfiguration()
         let entries = try reader.mapping(known: ["apns", "media", "parse", "device"])
-        if let apns = try entries["apns"]?.mapping(known: ["port", "controlPort", "teamId", "keyId"]) {
+        if let apns = try entries["apns"]?.mapping(known: ["port", "controlPort", "teamId", "keyId", "coalescingWindow"]) {
+            if let value = apns["coalescingWindow"] { services.apns.coalescingWindow = try value.duration() }
             if let value = apns["port"] { services.apns.port = try value.port() }
             if let value = apns["controlPort"] { services.apns.controlPort = try value.port() }
             if let value = apns["teamId"] { services.apns.teamId = try value.string() }
@@ -103,9 +104,12 @@ public enum ConfigurationLoader {
     private static func readScenario(
         _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceSettings
     ) throws -> Scenario {
-        let entries = try reader.mapping(known: ["description", "media", "device", "steps", "expect"])
+        let entries = try reader.mapping(known: ["description", "apns", "media", "device", "steps", "expect"])
         var scenario = Scenario(name: name)
         if let value = entries["description"] { scenario.description = try value.string() }
+        if let apns = try entries["apns"]?.mapping(known: ["coalescingWindow"]), let window = apns["coalescingWindow"] {
+            scenario.coalescingWindow = try window.duration()
+        }
         if let media = try entries["media"]?.mapping(known: ["throttle"]), let throttle = media["throttle"] {
             scenario.mediaThrottle = try throttle.rate()
         }
@@ -118,9 +122,9 @@ public enum ConfigurationLoader {
     }
 
     private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
-        let entries = try reader.mapping(known: ["launch", "home", "foreground", "waitFor", "push"])
+        let entries = try reader.mapping(known: ["launch", "home", "foreground", "waitFor", "push", "network"])
         guard entries.count == 1, let (kind, value) = entries.first else {
-            throw reader.error("each step has exactly one of: launch, home, foreground, waitFor, push")
+            throw reader.error("each step has exactly one of: launch, home, foreground, waitFor, push, network")
         }
         func app() throws -> String {
             let name = try value.string()
@@ -133,8 +137,15 @@ public enum ConfigurationLoader {
         case "launch": return .launch(app: try app())
         case "home": return .home(app: try app())
         case "foreground": return .foreground(app: try app())
+        case "network":
+            let network = try value.string()
+            guard ["wifi", "cellular", "offline"].contains(network) else {
+                throw value.error("network must be wifi, cellular or offline")
+            }
+            return .network(network)
         case "push":
-            let fields = try value.mapping(known: ["where", "channels", "data", "expiration_time", "push_time"])
+            let fields = try value.mapping(
+                known: ["where", "channels", "data", "expiration_time", "expiration_interval", "push_time"])
             guard fields["data"] != nil else { throw value.error("a push needs 'data'") }
             return .push(body: try JSONBox(try value.json()))
         default:
@@ -159,11 +170,14 @@ public enum ConfigurationLoader {
         var result: [String: AttributeMatch] = [:]
         for (key, value) in try reader.namedEntries() {
             if case .mapping = value.node {
-                let match = try value.mapping(known: ["sha256OfFixture"])
-                guard let fixture = match["sha256OfFixture"] else {
-                    throw value.error("write a fixture digest as {sha256OfFixture: photos/dailyphoto.jpg}")
+                let match = try value.mapping(known: ["sha256OfFixture", "contains"])
+                if let fixture = match["sha256OfFixture"], match.count == 1 {
+                    result[key] = .sha256OfFixture(try fixture.string())
+                } else if let text = match["contains"], match.count == 1 {
+                    result[key] = .contains(try text.string())
+                } else {
+                    throw value.error("write {sha256OfFixture: photos/dailyphoto.jpg} or {contains: text}")
                 }
-                result[key] = .sha256OfFixture(try fixture.string())
             } else {
                 result[key] = .equals(try value.string())
             }

@@ -30,6 +30,8 @@ public struct ServicesConfiguration: Sendable {
 public struct APNsSettings: Sendable {
     public var port = 2197
     public var controlPort = 0
+    /// Online devices get priority-5 pushes after this window; a newer one within it replaces the older.
+    public var coalescingWindow: Duration = .zero
     public var teamId = "HARNESSTM1"
     public var keyId = "HARNESSK01"
 }
@@ -73,6 +75,7 @@ public struct Scenario: Sendable {
     public var description: String = ""
     /// Per-scenario overrides of the services' settings.
     public var mediaThrottle: Int?
+    public var coalescingWindow: Duration?
     public var device: DeviceSettings?
     public var steps: [Step] = []
     public var expectation = Expectation()
@@ -89,6 +92,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case home(app: String)
     case foreground(app: String)
     case waitFor(EventPattern, timeout: Duration)
+    /// The device's network: `wifi`, `cellular` or `offline`.
+    case network(String)
     /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
     case push(body: JSONBox)
 
@@ -99,6 +104,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .foreground(let app): "foreground \(app)"
         case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
         case .push: "push through Parse"
+        case .network(let network): "network \(network)"
         }
     }
 }
@@ -127,12 +133,15 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 
 public enum AttributeMatch: Sendable, CustomStringConvertible {
     case equals(String)
+    /// The attribute contains this text (for JSON payloads and messages).
+    case contains(String)
     /// The SHA-256 of a file under the media root, compared with the attribute.
     case sha256OfFixture(String)
 
     public var description: String {
         switch self {
         case .equals(let value): value
+        case .contains(let text): "contains \"\(text)\""
         case .sha256OfFixture(let path): "sha256 of \(path)"
         }
     }

@@ -46,8 +46,10 @@ public struct ScenarioRunner: Sendable {
             try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
             try await buildApps(for: scenario, output: output)
             let deviceSettings = scenario.device ?? configuration.services.device
+            var serviceSettings = configuration.services
+            if let window = scenario.coalescingWindow { serviceSettings.apns.coalescingWindow = window }
             let services = try await ServiceStack.start(
-                services: configuration.services, deviceSettings: deviceSettings, mediaThrottle: scenario.mediaThrottle,
+                services: serviceSettings, deviceSettings: deviceSettings, mediaThrottle: scenario.mediaThrottle,
                 baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),
                 timeline: timeline, logger: logger)
             stack = services

@@ -26,6 +26,7 @@ public final class ServiceStack: Sendable {
         apnsConfiguration.controlPort = services.apns.controlPort
         apnsConfiguration.teamId = services.apns.teamId
         apnsConfiguration.keyId = services.apns.keyId
+        apnsConfiguration.delivery.coalescingWindow = services.apns.coalescingWindow
         let apns = try await FakeAPNsServer.bind(configuration: apnsConfiguration, timeline: timeline, logger: logger)
         timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
 

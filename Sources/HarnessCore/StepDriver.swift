@@ -34,6 +34,8 @@ struct StepDriver {
             }
         case .push(let body):
             try await sendPush(body)
+        case .network(let network):
+            try await deviceAction { try await services.device.setNetwork(network) }
         }
     }
 

@@ -1,0 +1,95 @@
+import FakeAPNs
+import Foundation
+import HarnessTimeline
+import TestSupport
+import Testing
+
+/// What FakeAPNs does with accepted notifications, driven through its control API's own entry points
+/// on a real server and a device that records what reaches it.
+@Suite struct DeviceGatewayTests {
+    func start(_ configure: (inout FakeAPNsConfiguration) -> Void = { _ in }) async throws -> (FakeAPNsServer, Timeline) {
+        var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
+        configuration.port = 0
+        configure(&configuration)
+        let timeline = Timeline()
+        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+    }
+
+    /// Posts one push with curl, signed by Python, and returns the HTTP status.
+    func push(_ server: FakeAPNsServer, _ token: String, headers: [String] = [], body: String = #"{"aps":{"content-available":1}}"#)
+        async throws -> String
+    {
+        let jwt = try await PythonProviderToken.sign(
+            keyFile: server.keyFile.path, keyId: server.signingKey.keyId, teamId: server.signingKey.teamId)
+        var arguments = [
+            "--silent", "--http2", "--cacert", server.caFile.path, "--output", "/dev/null", "--write-out", "%{http_code}",
+            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: background",
+            "-H", "apns-priority: 5", "--data", body,
+        ]
+        for header in headers { arguments += ["-H", header] }
+        return try await ChildProcess.run("curl", arguments + ["\(server.url)/3/device/\(token)"]).standardOutput
+    }
+
+    @Test func expirationZeroIsNeverStoredForAnOfflineDevice() async throws {
+        let (server, timeline) = try await start()
+        let token = server.gateway.register(topic: "com.example.app") { _ in }
+        server.gateway.setOnline(token, false)
+        let status = try await push(server, token, headers: ["apns-expiration: 0"])
+        server.gateway.setOnline(token, true)
+        await server.close()
+        #expect(status == "200")
+        #expect(timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"]?.contains("apns-expiration 0") == true })
+        #expect(!timeline.events.contains { $0.kind == .apnsDelivered })
+        #expect(server.log.entries(deviceToken: token).last?.decision == "discarded")
+    }
+
+    @Test func anExpirationAlreadyPastIsDiscarded() async throws {
+        let (server, timeline) = try await start()
+        let token = server.gateway.register(topic: "com.example.app") { _ in }
+        server.gateway.setOnline(token, false)
+        _ = try await push(server, token, headers: ["apns-expiration: \(Int(Date().timeIntervalSince1970) - 60)"])
+        await server.close()
+        #expect(timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"] == "apns-expiration already passed" })
+    }
+
+    @Test func anOnlineDeviceGetsItAtOnceAndTheLogSaysWhen() async throws {
+        let (server, timeline) = try await start()
+        let delivered = AsyncStream.makeStream(of: AcceptedNotification.self)
+        let token = server.gateway.register(topic: "com.example.app") { delivered.continuation.yield($0) }
+        _ = try await push(server, token, headers: ["apns-collapse-id: apod"])
+        let stream = delivered.stream
+        let notification = try #require(try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
+        await server.close()
+        #expect(notification.collapseId == "apod")
+        let entry = try #require(server.log.entries(deviceToken: token).last)
+        #expect(entry.decision == "delivered")
+        #expect(entry.deliveredAt != nil)
+        #expect(entry.headers["authorization"] == "bearer <redacted>")
+        #expect(entry.headers["apns-collapse-id"] == "apod")
+        #expect(timeline.events.contains { $0.kind == .apnsDelivered && $0["stored"] == "false" })
+    }
+
+    @Test func anInjectedDelayedSuccessStillDelivers() async throws {
+        let (server, _) = try await start()
+        let token = server.gateway.register(topic: "com.example.app") { _ in }
+        server.faults.inject(.init(status: 200, delayMilliseconds: 300, count: 1), for: token)
+        let started = ContinuousClock.now
+        let status = try await push(server, token)
+        let elapsed = started.duration(to: .now)
+        await server.close()
+        #expect(status == "200")
+        #expect(elapsed >= .milliseconds(300))
+    }
+
+    @Test func aRateLimitAnswers429OnceTheBurstIsSpent() async throws {
+        let (server, _) = try await start()
+        let token = server.gateway.register(topic: "com.example.app") { _ in }
+        server.faults.limit(token, to: .init(requestsPerSecond: 0.01, burst: 1))
+        let first = try await push(server, token)
+        let second = try await push(server, token)
+        await server.close()
+        #expect(first == "200")
+        #expect(second == "429")
+        #expect(server.log.entries(deviceToken: token).last?.reason == "TooManyRequests")
+    }
+}
