@@ -29,17 +29,44 @@ final class ConnectionGoAway: ChannelInboundHandler {
 
 /// The open provider connections, so that shutdown can say goodbye to each.
 final class ConnectionRegistry: Sendable {
-    private let channels = LockedState<[ObjectIdentifier: any Channel]>([:])
+    private struct State {
+        var channels: [ObjectIdentifier: any Channel] = [:]
+        var waitingForNone: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = LockedState(State())
 
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        channels.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [channels] _ in _ = channels.withLock { $0.removeValue(forKey: id) } }
+        state.withLock { $0.channels[id] = channel }
+        channel.closeFuture.whenComplete { [state] _ in
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.channels.removeValue(forKey: id)
+                guard state.channels.isEmpty else { return [] }
+                defer { state.waitingForNone.removeAll() }
+                return state.waitingForNone
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
+    var count: Int { state.withLock { $0.channels.count } }
+
+    /// Returns when no connection is open.
+    func waitUntilNoneOpen() async {
+        await withCheckedContinuation { continuation in
+            let none = state.withLock { state -> Bool in
+                if state.channels.isEmpty { return true }
+                state.waitingForNone.append(continuation)
+                return false
+            }
+            if none { continuation.resume() }
+        }
     }
 
     /// Sends GOAWAY `Shutdown` on every connection and waits until they are closed.
     func shutdownAll() async {
-        let open = channels.withLock { Array($0.values) }
+        let open = state.withLock { Array($0.channels.values) }
         for channel in open {
             channel.eventLoop.execute { ConnectionGoAway.send(reason: "Shutdown", on: channel) }
         }

@@ -48,12 +48,25 @@ public final class ControlAPI: Sendable {
         var burst: Int?
     }
 
+    struct CertificateRequest: Decodable {
+        var bundleId: String
+        /// `sandbox`, `production` or `universal`.
+        var environment: String?
+    }
+
+    struct IssuedResponse: ResponseEncodable {
+        var certificateFile: String
+        var keyFile: String
+        var combinedFile: String
+    }
+
     struct NotificationList: ResponseEncodable {
         var results: [NotificationLog.Entry]
     }
 
     static func start(
-        host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector, logger: Logger
+        host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
+        certificates: PushCertificateIssuer, logger: Logger
     ) async throws -> ControlAPI {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
@@ -100,6 +113,24 @@ public final class ControlAPI: Sendable {
             }
             faults.limit(body.deviceToken, to: body.requestsPerSecond.map { .init(requestsPerSecond: $0, burst: body.burst) })
             return .noContent
+        }
+        router.post("/certificates") { request, context -> EditedResponse<IssuedResponse> in
+            let body = try await decode(
+                CertificateRequest.self, request, context,
+                example: #"{"bundleId": "com.example.app", "environment": "sandbox"}"#)
+            let environments: Set<String>
+            switch body.environment ?? "sandbox" {
+            case "sandbox": environments = ["sandbox"]
+            case "production": environments = ["production"]
+            case "universal": environments = ["sandbox", "production"]
+            case let other:
+                throw HTTPError(.badRequest, message: "environment must be sandbox, production or universal, not '\(other)'")
+            }
+            let issued = try certificates.issue(bundleId: body.bundleId, environments: environments)
+            return EditedResponse(
+                status: .created,
+                response: IssuedResponse(
+                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, combinedFile: issued.combinedFile))
         }
         router.post("/reset") { _, _ -> HTTPResponse.Status in
             gateway.reset()

@@ -35,10 +35,17 @@ public final class FakeAPNsServer: Service, Sendable {
     /// `AuthKey_<keyId>.p8`: the provider's signing key.
     public let keyFile: URL
     public let controlAPI: ControlAPI
+    /// Issues the server certificate and providers' push certificates.
+    public let authority: LocalCertificateAuthority
     private let listeners: [any Channel]
     private let connections: ConnectionRegistry
 
     public var url: String { "https://\(configuration.host):\(port)" }
+    /// Provider connections open right now (for leak checks).
+    public var openConnectionCount: Int { connections.count }
+
+    /// Returns when no provider connection is open.
+    public func waitUntilNoConnectionIsOpen() async { await connections.waitUntilNoneOpen() }
     public var controlURL: String { "http://\(configuration.host):\(controlAPI.port)" }
 
     public static func bind(
@@ -87,10 +94,11 @@ public final class FakeAPNsServer: Service, Sendable {
                 configured, environment: configuration.environment, tls: false, setting: "services.apns.plaintextPort")
         }
         let control: ControlAPI
+        let issuer = PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
         do {
             control = try await ControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
-                logger: logger)
+                certificates: issuer, logger: logger)
         } catch {
             for listener in listeners { try? await listener.close() }
             throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.apns.controlPort")
@@ -98,7 +106,8 @@ public final class FakeAPNsServer: Service, Sendable {
         return FakeAPNsServer(
             configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
             port: port, productionPort: productionPort, plaintextPort: plaintextPort, caFile: caFile,
-            keyFile: keyFile, controlAPI: control, listeners: listeners, connections: connections)
+            keyFile: keyFile, controlAPI: control, authority: authority, listeners: listeners,
+            connections: connections)
     }
 
     private static func makeBootstrap(
@@ -138,8 +147,10 @@ public final class FakeAPNsServer: Service, Sendable {
     private init(
         configuration: FakeAPNsConfiguration, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
         signingKey: ProviderSigningKey, port: Int, productionPort: Int?, plaintextPort: Int?, caFile: URL,
-        keyFile: URL, controlAPI: ControlAPI, listeners: [any Channel], connections: ConnectionRegistry
+        keyFile: URL, controlAPI: ControlAPI, authority: LocalCertificateAuthority, listeners: [any Channel],
+        connections: ConnectionRegistry
     ) {
+        self.authority = authority
         self.configuration = configuration
         self.gateway = gateway
         self.log = log
@@ -166,6 +177,14 @@ public final class FakeAPNsServer: Service, Sendable {
         for listener in listeners { try? await listener.close() }
         await connections.shutdownAll()
         await controlAPI.stop()
+    }
+
+    /// Issues a push certificate for `bundleId` and writes it and its key as PEM files beside `ca.pem`.
+    public func issuePushCertificate(bundleId: String, environments: Set<String> = ["sandbox"]) throws
+        -> PushCertificateIssuer.Issued
+    {
+        try PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
+            .issue(bundleId: bundleId, environments: environments)
     }
 
     /// Forgets every device, notification, injected failure and rate limit.

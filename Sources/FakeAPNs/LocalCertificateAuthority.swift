@@ -71,6 +71,12 @@ public struct LocalCertificateAuthority: Sendable {
             certificateChain: [.certificate(chain)], privateKey: .privateKey(privateKey))
         configuration.applicationProtocols = ["h2"]
         configuration.minimumTLSVersion = .tlsv12
+        // Like APNs: ask for a client certificate, accept connections without one (token auth), and
+        // verify one that is presented against the CA that issues push certificates.
+        configuration.certificateVerification = .optionalVerification
+        configuration.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array(self.certificate.serializeAsPEM().pemString.utf8), format: .pem)
+        ])
         return try NIOSSLContext(configuration: configuration)
     }
 }

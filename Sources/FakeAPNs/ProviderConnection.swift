@@ -8,8 +8,18 @@ final class ProviderConnection: @unchecked Sendable {
     var state = ProviderConnectionState()
     /// Whether `MAX_CONCURRENT_STREAMS` has been raised after the first valid token.
     var streamsRaised = false
+    /// How the provider authenticates, decided at the first request from its TLS client certificate.
+    var credential: ProviderCredential?
 
     init(environment: String) {
         self.environment = environment
     }
+}
+
+/// A provider's way in: token auth (no client certificate), or a client certificate.
+enum ProviderCredential: Equatable {
+    case token
+    case certificate(ProviderCertificate)
+    /// A certificate from the CA that is not a push certificate (no bundle id or environment).
+    case unusableCertificate
 }

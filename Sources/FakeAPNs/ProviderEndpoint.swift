@@ -34,11 +34,21 @@ final class ProviderEndpoint: Sendable {
         let environment = Self.environment(
             authority: request.first(":authority") ?? request.first("host"), default: connection.environment)
         let verifier = verifier
-        var outcome = validator.validate(request, environment: environment) { token in
-            if case .failure(let reason) = connection.state.authenticate(token, environment: environment, verifier: verifier) {
-                return reason
+        var outcome: Result<AcceptedNotification, APNsReason>
+        switch connection.credential {
+        case .unusableCertificate:
+            outcome = .failure(.badCertificate)
+        case .certificate(let certificate):
+            outcome = validator.validate(request, environment: environment, certificate: certificate) { _ in nil }
+        case .token, nil:
+            outcome = validator.validate(request, environment: environment) { token in
+                if case .failure(let reason) = connection.state.authenticate(
+                    token, environment: environment, verifier: verifier)
+                {
+                    return reason
+                }
+                return nil
             }
-            return nil
         }
         var delay = Duration.zero
         if case .success(let notification) = outcome {

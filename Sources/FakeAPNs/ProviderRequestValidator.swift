@@ -42,16 +42,25 @@ public struct ProviderRequestValidator: Sendable {
 
     /// - Parameters:
     ///   - environment: the environment of the endpoint the request arrived at.
+    ///   - certificate: the push certificate the connection authenticated with; nil for token auth.
     ///   - authenticate: checks the bearer token (the connection's rules); nil when it is accepted.
     public func validate(
-        _ request: ProviderRequest, environment: String, authenticate: (String) -> APNsReason?
+        _ request: ProviderRequest, environment: String, certificate: ProviderCertificate? = nil,
+        authenticate: (String) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
-        Result { try accept(request, environment: environment, authenticate: authenticate) }
-            .mapError { $0 as! APNsReason }
+        do {
+            return .success(
+                try accept(request, environment: environment, certificate: certificate, authenticate: authenticate))
+        } catch let reason as APNsReason {
+            return .failure(reason)
+        } catch {
+            return .failure(.internalServerError)
+        }
     }
 
     private func accept(
-        _ request: ProviderRequest, environment: String, authenticate: (String) -> APNsReason?
+        _ request: ProviderRequest, environment: String, certificate: ProviderCertificate?,
+        authenticate: (String) -> APNsReason?
     ) throws -> AcceptedNotification {
         guard request.first(":method") == "POST" else { throw APNsReason.methodNotAllowed }
         let path = request.first(":path") ?? ""
@@ -59,19 +68,28 @@ public struct ProviderRequestValidator: Sendable {
         let rawToken = String(path.dropFirst("/3/device/".count))
         guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
 
-        guard let authorization = request.first("authorization") else { throw APNsReason.missingProviderToken }
-        let parts = authorization.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
-            throw APNsReason.missingProviderToken
+        if let certificate {
+            // With a certificate, the authorization header is ignored.
+            guard certificate.environments.contains(environment) else { throw APNsReason.badCertificateEnvironment }
+        } else {
+            guard let authorization = request.first("authorization") else { throw APNsReason.missingProviderToken }
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+                throw APNsReason.missingProviderToken
+            }
+            if let refusal = authenticate(String(parts[1])) { throw refusal }
         }
-        if let refusal = authenticate(String(parts[1])) { throw refusal }
 
         // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
         let deviceToken = rawToken.lowercased()
         guard deviceToken.count.isMultiple(of: 2), deviceToken.allSatisfy(\.isHexDigit),
             let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
-        guard let topic = request.first("apns-topic"), !topic.isEmpty else { throw APNsReason.missingTopic }
+        // A certificate's own bundle id is the default topic.
+        guard let topic = request.first("apns-topic").flatMap({ $0.isEmpty ? nil : $0 }) ?? certificate?.bundleId else {
+            throw APNsReason.missingTopic
+        }
+        if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
         let suffix = Self.topicSuffixes.values.first { topic.hasSuffix($0) } ?? ""
         guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
 

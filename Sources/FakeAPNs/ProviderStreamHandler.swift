@@ -3,6 +3,7 @@ import HarnessTimeline
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import NIOSSL
 
 /// Handles one HTTP/2 stream of the provider API: collects the request, lets the endpoint decide, and
 /// answers from raw frames. A bodiless `200` goes out as a single HEADERS frame with END_STREAM, which
@@ -44,6 +45,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         guard !answered else { return }
         answered = true
         let request = ProviderRequest(headers: headers, body: Data(body.readableBytesView))
+        if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
         raiseConcurrentStreamsIfAuthenticated(context: context)
         guard answer.delay > .zero else {
@@ -78,9 +80,25 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         }
     }
 
+    /// Reads the TLS client certificate the connection presented, if any.
+    private static func credential(of stream: any Channel) -> ProviderCredential {
+        guard let tls = try? stream.parent?.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
+            let peer = tls.peerCertificate
+        else { return .token }
+        guard let der = try? peer.toDERBytes(), let certificate = ProviderCertificate(derEncoded: der) else {
+            return .unusableCertificate
+        }
+        return .certificate(certificate)
+    }
+
     /// "APNs allows only one stream until you post a request with a valid authentication token."
     private func raiseConcurrentStreamsIfAuthenticated(context: ChannelHandlerContext) {
-        guard connection.state.isAuthenticated, !connection.streamsRaised, let parent = context.channel.parent else {
+        let authenticated: Bool
+        switch connection.credential {
+        case .certificate: authenticated = true
+        default: authenticated = connection.state.isAuthenticated
+        }
+        guard authenticated, !connection.streamsRaised, let parent = context.channel.parent else {
             return
         }
         connection.streamsRaised = true

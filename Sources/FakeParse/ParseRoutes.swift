@@ -122,7 +122,7 @@ extension ParseRoutes {
             guard let seconds = (interval as? NSNumber)?.doubleValue, seconds > 0 else {
                 throw ParseError.pushMisconfigured("expiration_interval must be a number greater than 0")
             }
-            return Int(Date().timeIntervalSince1970 + seconds)
+            return Int((Date().timeIntervalSince1970 + seconds).rounded(.up))
         }
         switch time {
         case nil: return nil
