@@ -123,7 +123,7 @@ public final class FakeAPNsServer: Service, Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
                     if let idleTimeout {
-                        try pipeline.addHandler(IdleStateHandler(allTimeout: .nanoseconds(Int64(idleTimeout.components.seconds) * 1_000_000_000)))
+                        try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout.timeAmount))
                     }
                     var settings = NIOHTTP2Handler.ConnectionConfiguration()
                     settings.initialSettings = [

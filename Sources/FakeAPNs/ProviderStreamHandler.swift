@@ -53,8 +53,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
             return
         }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(answer.delay.components.seconds) * 1_000_000_000
-            + Int64(answer.delay.components.attoseconds / 1_000_000_000))) {
+        context.eventLoop.scheduleTask(in: answer.delay.timeAmount) {
             let (handler, context) = bound.value
             handler.write(answer, context: context)
         }
