@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "harness", targets: ["HarnessCLI"]),
         .executable(name: "nasa-tv", targets: ["NASATV"]),
+        .executable(name: "provider-request-fuzzer", targets: ["ProviderRequestFuzzer"]),
         .library(name: "FakeAPNs", targets: ["FakeAPNs"]),
         .library(name: "MediaServer", targets: ["MediaServer"]),
         .library(name: "FakeParse", targets: ["FakeParse"]),
@@ -142,6 +143,10 @@ let package = Package(
         .executableTarget(
             name: "NASATV",
             dependencies: ["DeviceClient"]
+        ),
+        .executableTarget(
+            name: "ProviderRequestFuzzer",
+            dependencies: ["FakeAPNs"]
         ),
         .target(
             name: "TestSupport",

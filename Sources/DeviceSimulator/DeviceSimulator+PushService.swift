@@ -86,7 +86,7 @@ extension DeviceSimulator {
         apps[bundleId]?.outstandingCompletions[completionId] = Task {
             try? await Task.sleep(for: budget)
             guard !Task.isCancelled else { return }
-            await self.budgetExpired(bundleId, completionId: completionId)
+            self.budgetExpired(bundleId, completionId: completionId)
         }
     }
 

@@ -40,7 +40,7 @@ extension DeviceSimulator {
         let timeout = configuration.launchTimeout
         let timer = Task {
             try await Task.sleep(for: timeout)
-            await self.launchTimedOut(bundleId, pid: pid)
+            self.launchTimedOut(bundleId, pid: pid)
         }
         defer { timer.cancel() }
         try await withCheckedThrowingContinuation { continuation in

@@ -96,7 +96,7 @@ actor TransferDaemon {
             // As on iOS, an HTTP error status still completes the download: the body is the file.
             let response = try await client.execute(request, timeout: .seconds(300))
             let expected = Int64(response.headers.first(name: "content-length") ?? "") ?? -1
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let handle = try FileHandle(forWritingTo: file)
             defer { try? handle.close() }
             var hasher = SHA256()

@@ -18,7 +18,13 @@ public final class NotificationLog: Sendable {
         public var notification: AcceptedNotification?
     }
 
-    private let entries = LockedState<[Entry]>([])
+    private struct State {
+        var entries: [Entry] = []
+        /// Where each accepted notification's entry is, so decisions update it without a scan.
+        var acceptedIndex: [String: Int] = [:]
+    }
+
+    private let state = LockedState(State())
 
     func append(_ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>) {
         var headers: [String: String] = [:]
@@ -39,23 +45,26 @@ public final class NotificationLog: Sendable {
                 receivedAt: Date(), headers: headers, payload: String(decoding: request.body, as: UTF8.self),
                 notification: nil)
         }
-        entries.withLock { $0.append(entry) }
-    }
-
-    func update(_ apnsId: String, _ change: (inout Entry) -> Void) {
-        entries.withLock { entries in
-            guard let index = entries.lastIndex(where: { $0.apnsId == apnsId && $0.status == 200 }) else { return }
-            change(&entries[index])
+        state.withLock { state in
+            if entry.status == 200 { state.acceptedIndex[apnsId] = state.entries.count }
+            state.entries.append(entry)
         }
     }
 
-    func removeAll() { entries.withLock { $0.removeAll() } }
+    func update(_ apnsId: String, _ change: (inout Entry) -> Void) {
+        state.withLock { state in
+            guard let index = state.acceptedIndex[apnsId] else { return }
+            change(&state.entries[index])
+        }
+    }
+
+    func removeAll() { state.withLock { $0 = State() } }
 
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
-        entries.withLock { entries in
-            guard let deviceToken else { return entries }
-            return entries.filter { $0.deviceToken == deviceToken.lowercased() }
+        state.withLock { state in
+            guard let deviceToken else { return state.entries }
+            return state.entries.filter { $0.deviceToken == deviceToken.lowercased() }
         }
     }
 

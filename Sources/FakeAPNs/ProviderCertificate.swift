@@ -44,7 +44,7 @@ extension LocalCertificateAuthority {
     ) {
         let key = P256.Signing.PrivateKey()
         let now = Date()
-        let subject = try DistinguishedName([
+        let subject = DistinguishedName([
             RelativeDistinguishedName([
                 RelativeDistinguishedName.Attribute(type: ProviderCertificate.userIdOID, utf8String: bundleId)
             ]),

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# FakeAPNs throughput against nghttpd, on this machine, in the same run (run by hand, not by CI).
+#
+#   bench/fakeapns-h2load.sh [requests]
+#
+# 1. FakeAPNs (release `harness serve`): h2load POSTs a silent push with a provider token to a
+#    registered device, so every request goes through full validation and delivery.
+# 2. The anchor: nghttpd (Debian's nghttp2-server) answering the same POSTs from a static file.
+# 3. FakeAPNs's resident memory with 1000 concurrent connections.
+# Prints a Markdown table for docs/benchmarks.md. Needs h2load, nghttpd, openssl and .venv (ci/test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+requests="${1:-100000}"
+for tool in h2load nghttpd openssl; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install nghttp2-client nghttp2-server openssl)" >&2; exit 1; }
+done
+python=.venv/bin/python
+[ -x "$python" ] || { echo "bench: run ci/test once to create .venv" >&2; exit 1; }
+
+swift build -c release --product harness >/dev/null
+harness="$(swift build -c release --show-bin-path)/harness"
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+"$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" >"$work/serve.log" 2>&1 &
+pids+=($!)
+serve_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/endpoints.json" ] && break; sleep 0.1; done
+field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"; }
+url=$(field url); ca=$(field caFile); key=$(field keyFile); kid=$(field keyId); team=$(field teamId)
+control=$(field controlURL); topic=$(field topic)
+token=$(curl -s -X POST -d "{\"topic\":\"$topic\"}" "$control/devices" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["deviceToken"])')
+jwt=$("$python" - "$key" "$kid" "$team" <<'PY'
+import base64, json, sys, time
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+head = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
+r, s = decode_dss_signature(key.sign(head.encode(), ec.ECDSA(hashes.SHA256())))
+print(head + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
+PY
+)
+printf '{"aps":{"content-available":1}}' >"$work/payload.json"
+headers=(-H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: background" -H "apns-priority: 5")
+
+# nghttpd: a self-signed certificate and a docroot holding the same path.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=localhost \
+    -keyout "$work/nghttpd.key" -out "$work/nghttpd.pem" 2>/dev/null
+mkdir -p "$work/docroot/3/device"
+printf '' >"$work/docroot/3/device/$token"
+nghttpd_port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+nghttpd --address=127.0.0.1 --htdocs="$work/docroot" "$nghttpd_port" "$work/nghttpd.key" "$work/nghttpd.pem" >/dev/null 2>&1 &
+pids+=($!)
+sleep 0.5
+
+run() { # name url
+    h2load -n "$requests" -c 10 -m 10 -t 1 -d "$work/payload.json" "${headers[@]}" --log-file="$work/$1.log" "$2" >"$work/$1.out" 2>&1
+    local rps status
+    rps=$(grep -oE 'finished in [0-9.]+m?s, [0-9.]+ req/s' "$work/$1.out" | grep -oE '[0-9.]+ req/s' | cut -d' ' -f1)
+    status=$(grep -E '^status codes:' "$work/$1.out" | sed 's/status codes: //')
+    "$python" - "$work/$1.log" "$1" "$rps" "$status" <<'PY'
+import sys
+times = sorted(int(line.split()[2]) for line in open(sys.argv[1]) if line.strip())
+p = lambda q: times[min(len(times) - 1, int(q * len(times)))] / 1000
+print(f"| {sys.argv[2]} | {float(sys.argv[3]):,.0f} | {p(0.5):.2f} | {p(0.99):.2f} | {sys.argv[4]} |")
+PY
+}
+
+echo "h2load -n $requests -c 10 -m 10 -t 1, POST $(wc -c <"$work/payload.json") bytes, TLS 1.3, $(nproc) cores"
+echo
+echo "| server | requests/s | p50 ms | p99 ms | status codes |"
+echo "|---|---|---|---|---|"
+run "nghttpd (anchor)" "https://127.0.0.1:$nghttpd_port/3/device/$token"
+run "FakeAPNs, token auth + full validation" "$url/3/device/$token"
+echo
+before=$(ps -o rss= -p "$serve_pid")
+h2load -n 20000 -c 1000 -m 1 -t 1 -d "$work/payload.json" "${headers[@]}" "$url/3/device/$token" >"$work/many.out" 2>&1 &
+h2=$!
+sleep 3
+during=$(ps -o rss= -p "$serve_pid")
+wait "$h2" || true
+after=$(ps -o rss= -p "$serve_pid")
+echo "FakeAPNs RSS: $((before / 1024)) MiB before, $((during / 1024)) MiB with 1000 connections open, $((after / 1024)) MiB after ($(grep -oE '[0-9.]+ req/s' "$work/many.out" | head -1) over 1000 connections)"
