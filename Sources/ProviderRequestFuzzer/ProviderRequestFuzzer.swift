@@ -57,10 +57,23 @@ enum ProviderRequestFuzzer {
 }
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOne(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    ProviderRequestFuzzer.run(Array(UnsafeBufferPointer(start: start, count: count)))
-    return 0
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// SwiftPM makes `<module>_main` an executable's entry point; libFuzzer's driver runs from there.
+@_cdecl("ProviderRequestFuzzer_main")
+public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments) { start, size in
+        guard let start else { return 0 }
+        ProviderRequestFuzzer.run(Array(UnsafeBufferPointer(start: start, count: size)))
+        return 0
+    }
 }
 #else
 @main
