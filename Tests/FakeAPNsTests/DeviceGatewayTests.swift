@@ -15,19 +15,9 @@ import Testing
         return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
     }
 
-    /// Posts one push with curl, signed by Python, and returns the HTTP status.
-    func push(_ server: FakeAPNsServer, _ token: String, headers: [String] = [], body: String = #"{"aps":{"content-available":1}}"#)
-        async throws -> String
-    {
-        let jwt = try await PythonProviderToken.sign(
-            keyFile: server.keyFile.path, keyId: server.signingKey.keyId, teamId: server.signingKey.teamId)
-        var arguments = [
-            "--silent", "--http2", "--cacert", server.caFile.path, "--output", "/dev/null", "--write-out", "%{http_code}",
-            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: background",
-            "-H", "apns-priority: 5", "--data", body,
-        ]
-        for header in headers { arguments += ["-H", header] }
-        return try await ChildProcess.run("curl", arguments + ["\(server.url)/3/device/\(token)"]).standardOutput
+    /// A silent push, as the background push type requires.
+    func push(_ server: FakeAPNsServer, _ token: String, headers: [String] = []) async throws -> String {
+        try await server.curlPush(to: token, headers: ["apns-push-type: background", "apns-priority: 5"] + headers)
     }
 
     @Test func expirationZeroIsNeverStoredForAnOfflineDevice() async throws {

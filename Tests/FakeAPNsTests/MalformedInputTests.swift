@@ -38,16 +38,8 @@ import Testing
             let abuse = try await ChildProcess.run(PackagePaths.python, ["-c", Self.script, "\(apns.port)", apns.caFile.path])
             #expect(abuse.standardOutput.contains("done"), "\(abuse.transcript)")
             let token = apns.gateway.register(topic: "com.example.app") { _ in }
-            let jwt = try await PythonProviderToken.sign(
-                keyFile: apns.keyFile.path, keyId: apns.signingKey.keyId, teamId: apns.signingKey.teamId)
-            let result = try await ChildProcess.run(
-                "curl",
-                [
-                    "--silent", "--http2", "--cacert", apns.caFile.path, "--output", "/dev/null", "--write-out",
-                    "%{http_code}", "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
-                    "--data", "{not json", "\(apns.url)/3/device/\(token)",
-                ])
-            #expect(result.standardOutput == "400")
+            let status = try await apns.curlPush(to: token, body: "{not json")
+            #expect(status == "400")
             #expect(apns.log.entries(deviceToken: token).last?.reason == "PayloadEmpty")
             try await withDeadline(.seconds(30), "every connection to close") {
                 await apns.waitUntilNoConnectionIsOpen()

@@ -7,16 +7,8 @@ import Testing
     @Test func aScopedServerServesInsideAndIsGoneAfter() async throws {
         let port = try await FakeAPNsServer.withServer { apns in
             let token = apns.gateway.register(topic: "com.example.app") { _ in }
-            let jwt = try await PythonProviderToken.sign(
-                keyFile: apns.keyFile.path, keyId: apns.signingKey.keyId, teamId: apns.signingKey.teamId)
-            let result = try await ChildProcess.run(
-                "curl",
-                [
-                    "--silent", "--http2", "--cacert", apns.caFile.path, "--output", "/dev/null", "--write-out",
-                    "%{http_code}", "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
-                    "--data", #"{"aps":{"alert":"hi"}}"#, "\(apns.url)/3/device/\(token)",
-                ])
-            #expect(result.standardOutput == "200")
+            let status = try await apns.curlPush(to: token, body: #"{"aps":{"alert":"hi"}}"#)
+            #expect(status == "200")
             #expect(apns.log.entries(deviceToken: token).map(\.status) == [200])
             return apns.port
         }
