@@ -15,6 +15,18 @@ public struct ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         currentDirectory: URL? = nil, standardInput: Data? = nil, timeout: Duration = .seconds(120)
     ) async throws -> ChildProcess {
+        // Cancellation by the deadline terminates the child (see runToEnd).
+        try await withDeadline(timeout, "\(executable) \(arguments.joined(separator: " "))") {
+            try await runToEnd(
+                executable, arguments, environment: environment, currentDirectory: currentDirectory,
+                standardInput: standardInput)
+        }
+    }
+
+    private static func runToEnd(
+        _ executable: String, _ arguments: [String], environment: [String: String], currentDirectory: URL?,
+        standardInput: Data?
+    ) async throws -> ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
@@ -38,18 +50,10 @@ public struct ChildProcess: Sendable {
         // Dispatch threads, since a blocking read on the cooperative pool can starve the servers under test.
         async let outputData = readToEnd(output.fileHandleForReading)
         async let errorData = readToEnd(error.fileHandleForReading)
-        let watchdog = Task {
-            try await Task.sleep(for: timeout)
-            process.terminate()
-        }
         let status = await withTaskCancellationHandler {
             await exited.first { _ in true } ?? -1
         } onCancel: {
             process.terminate()
-        }
-        watchdog.cancel()
-        if await watchdog.result.isSuccess {
-            throw Timeout(what: "\(executable) \(arguments.joined(separator: " "))", after: timeout)
         }
         return ChildProcess(
             status: status, standardOutput: String(decoding: await outputData, as: UTF8.self),
@@ -77,13 +81,6 @@ public func withDeadline<T: Sendable>(
         }
         defer { group.cancelAll() }
         return try await group.next()!
-    }
-}
-
-extension Result {
-    var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
     }
 }
 
