@@ -6,13 +6,15 @@ import HarnessTimeline
 /// offline device (only the newest per topic, until it expires), or discarded. Every decision is a
 /// timeline event and is recorded in the ``NotificationLog``.
 public final class DeviceGateway: Sendable {
-    public typealias Deliver = @Sendable (AcceptedNotification) async -> Void
+    /// Receives a device's notifications, in the order the gateway decides to deliver them. It is called
+    /// on the thread that made the decision (often an event loop), so it must return at once: a device
+    /// that does real work hands the notification on to a task of its own.
+    public typealias Deliver = @Sendable (AcceptedNotification) -> Void
 
     struct Device {
         var record: DeviceRecord
         var online: Bool
-        /// Delivers in order: one consumer task per device reads this stream.
-        var outbox: AsyncStream<AcceptedNotification>.Continuation?
+        var deliver: Deliver?
         /// The newest undelivered notification per topic, with the task that expires it.
         var stored: [String: (notification: AcceptedNotification, expiry: Task<Void, Never>)] = [:]
         /// Notifications held for the coalescing window, per topic.
@@ -34,17 +36,9 @@ public final class DeviceGateway: Sendable {
     /// device with a `deliver` closure is online; one without can only be inspected.
     public func register(topic: String, environment: String = "sandbox", deliver: Deliver? = nil) -> String {
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
-        var outbox: AsyncStream<AcceptedNotification>.Continuation?
-        if let deliver {
-            let (stream, continuation) = AsyncStream.makeStream(of: AcceptedNotification.self)
-            outbox = continuation
-            Task {
-                for await notification in stream { await deliver(notification) }
-            }
-        }
         devices.withLock {
             $0[token] = Device(
-                record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, outbox: outbox)
+                record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, deliver: deliver)
         }
         timeline.publish(
             .apnsDeviceRegistered, source: "apns", ["deviceToken": token, "topic": topic, "environment": environment])
@@ -104,54 +98,63 @@ public final class DeviceGateway: Sendable {
         }
         for device in all {
             for entry in device.stored.values { entry.expiry.cancel() }
-            device.outbox?.finish()
         }
     }
 
-    /// Decides what happens to a notification APNs just accepted.
-    func accept(_ notification: AcceptedNotification, now: Date = Date()) {
+    /// What became of a notification, as its log entry says: `accepted` (held for coalescing),
+    /// `delivered`, `stored`, `replaced`, `coalesced`, `expired` or `discarded`.
+    struct Fate: Equatable {
+        var decision: String
+        var deliveredAt: Date?
+    }
+
+    /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
+    /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
+    @discardableResult
+    func accept(_ notification: AcceptedNotification, now: Date = Date()) -> Fate {
         enum Decision {
-            case deliver
+            case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
             case store(replacing: AcceptedNotification?)
             case discard(String)
         }
+        let token = notification.deviceToken
         let decision: Decision = devices.withLock { devices in
-            guard var device = devices[notification.deviceToken] else { return .discard("no such device") }
-            defer { devices[notification.deviceToken] = device }
+            guard let device = devices[token] else { return .discard("no such device") }
             if device.online {
-                guard (notification.priority < 10), (policy.coalescingWindow > .zero) else { return .deliver }
-                let previous = device.coalescing.updateValue(notification, forKey: notification.topic)
+                guard (notification.priority < 10), (policy.coalescingWindow > .zero) else { return .deliver(device.deliver) }
+                let previous = devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
                 return .coalesce(replacing: previous)
             }
             if notification.expiration == 0 { return .discard("apns-expiration 0: one attempt, never stored") }
             let expiresAt = notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
                 ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))
             guard expiresAt > now else { return .discard("apns-expiration already passed") }
-            let previous = device.stored.removeValue(forKey: notification.topic)
+            let previous = devices[token]?.stored.removeValue(forKey: notification.topic)
             previous?.expiry.cancel()
             let expiry = Task { [weak self] in
                 try? await Task.sleep(for: .seconds(expiresAt.timeIntervalSince(now)))
                 guard !Task.isCancelled else { return }
                 self?.expire(notification)
             }
-            device.stored[notification.topic] = (notification, expiry)
+            devices[token]?.stored[notification.topic] = (notification, expiry)
             return .store(replacing: previous?.notification)
         }
         switch decision {
-        case .deliver:
-            send(notification, wasStored: false)
+        case .deliver(let deliver):
+            return hand(notification, to: deliver, wasStored: false)
         case .coalesce(let previous):
             if let previous {
-                record(previous, "apns.coalesced", ["replacedBy": notification.apnsId])
+                log(previous, record(previous, "apns.coalesced", ["replacedBy": notification.apnsId]))
             } else {
-                scheduleCoalescedDelivery(token: notification.deviceToken, topic: notification.topic)
+                scheduleCoalescedDelivery(token: token, topic: notification.topic)
             }
+            return Fate(decision: "accepted")
         case .store(let previous):
-            if let previous { record(previous, "apns.replaced", ["replacedBy": notification.apnsId]) }
-            record(notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
+            if let previous { log(previous, record(previous, "apns.replaced", ["replacedBy": notification.apnsId])) }
+            return record(notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
         case .discard(let reason):
-            record(notification, "apns.discarded", ["reason": reason])
+            return record(notification, "apns.discarded", ["reason": reason])
         }
     }
 
@@ -172,22 +175,24 @@ public final class DeviceGateway: Sendable {
             devices[notification.deviceToken]?.stored[notification.topic] = nil
             return true
         }
-        if removed { record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]) }
+        if removed {
+            log(notification, record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]))
+        }
     }
 
+    /// Delivers a notification whose log entry already exists (it was held or stored).
     private func send(_ notification: AcceptedNotification, wasStored: Bool) {
-        let outbox = devices.withLock { devices -> AsyncStream<AcceptedNotification>.Continuation? in
+        let deliver = devices.withLock { devices -> Deliver? in
             guard let device = devices[notification.deviceToken], device.online else { return nil }
-            return device.outbox
+            return device.deliver
         }
-        guard let outbox else {
+        log(notification, hand(notification, to: deliver, wasStored: wasStored))
+    }
+
+    private func hand(_ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool) -> Fate {
+        guard let deliver else {
             // Online only as an inspection record (no device attached): nothing can receive it.
-            record(notification, .apnsStored, ["reason": "no device attached"])
-            return
-        }
-        log.update(notification.apnsId) { entry in
-            entry.decision = "delivered"
-            entry.deliveredAt = Date()
+            return record(notification, .apnsStored, ["reason": "no device attached"])
         }
         timeline.publish(
             .apnsDelivered, source: "apns",
@@ -196,14 +201,19 @@ public final class DeviceGateway: Sendable {
                 "priority": "\(notification.priority)", "stored": "\(wasStored)",
                 "collapseId": notification.collapseId ?? "",
             ])
-        outbox.yield(notification)
+        deliver(notification)
+        return Fate(decision: "delivered", deliveredAt: Date())
     }
 
-    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: [String: String]) {
-        let decision = String(kind.rawValue.dropFirst("apns.".count))
-        log.update(notification.apnsId) { $0.decision = decision }
+    /// Publishes a decision and returns it as the notification's fate.
+    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: [String: String]) -> Fate {
         timeline.publish(
             kind, source: "apns",
             attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]) { a, _ in a })
+        return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
+    }
+
+    private func log(_ notification: AcceptedNotification, _ fate: Fate) {
+        log.update(notification.apnsId, to: fate)
     }
 }

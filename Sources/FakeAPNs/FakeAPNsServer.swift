@@ -130,15 +130,9 @@ public final class FakeAPNsServer: Service, Sendable {
                         HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
                     ]
-                    let connection = ProviderConnection(environment: environment)
-                    _ = try pipeline.configureHTTP2Pipeline(
-                        mode: .server, connectionConfiguration: settings, streamConfiguration: .init()
-                    ) { stream in
-                        stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(
-                                ProviderStreamHandler(endpoint: endpoint, connection: connection))
-                        }
-                    }
+                    try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
+                    try pipeline.addHandler(
+                        ProviderConnectionHandler(endpoint: endpoint, connection: ProviderConnection(environment: environment)))
                     try pipeline.addHandler(ConnectionGoAway())
                 }
             }

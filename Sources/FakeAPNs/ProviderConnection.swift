@@ -10,6 +10,8 @@ final class ProviderConnection: @unchecked Sendable {
     var streamsRaised = false
     /// How the provider authenticates, decided at the first request from its TLS client certificate.
     var credential: ProviderCredential?
+    /// Makes the `apns-id`s and `apns-unique-id`s of this connection's answers.
+    var messageIds = MessageIDGenerator()
 
     init(environment: String) {
         self.environment = environment

@@ -39,9 +39,12 @@ final class ProviderEndpoint: Sendable {
         case .unusableCertificate:
             outcome = .failure(.badCertificate)
         case .certificate(let certificate):
-            outcome = validator.validate(request, environment: environment, certificate: certificate) { _ in nil }
+            outcome = validator.validate(
+                request, environment: environment, certificate: certificate, newId: { connection.messageIds.make() }
+            ) { _ in nil }
         case .token, nil:
-            outcome = validator.validate(request, environment: environment) { token in
+            outcome = validator.validate(request, environment: environment, newId: { connection.messageIds.make() }) {
+                token in
                 if case .failure(let reason) = connection.state.authenticate(
                     token, environment: environment, verifier: verifier)
                 {
@@ -60,9 +63,8 @@ final class ProviderEndpoint: Sendable {
         switch outcome {
         case .success(let notification): apnsId = notification.apnsId
         // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
-        case .failure: apnsId = request.first("apns-id") ?? validator.makeId()
+        case .failure: apnsId = request.first("apns-id") ?? connection.messageIds.make()
         }
-        log.append(request, apnsId: apnsId, outcome: outcome)
         switch outcome {
         case .success(let notification):
             timeline.publish(
@@ -72,8 +74,9 @@ final class ProviderEndpoint: Sendable {
                     "pushType": notification.pushType, "priority": "\(notification.priority)",
                     "environment": environment, "payload": notification.payload,
                 ])
-            gateway.accept(notification)
+            log.append(request, apnsId: apnsId, outcome: outcome, fate: gateway.accept(notification))
         case .failure(let reason):
+            log.append(request, apnsId: apnsId, outcome: outcome)
             timeline.publish(
                 .apnsRejected, source: "apns",
                 ["apnsId": apnsId, "path": request.first(":path") ?? "", "status": "\(reason.status)", "reason": reason.reason])
@@ -84,8 +87,11 @@ final class ProviderEndpoint: Sendable {
     /// Apple's host names decide the environment; any other authority (localhost, an IP) gets the
     /// listener's.
     static func environment(authority: String?, default fallback: String) -> String {
-        let host = authority.map { String($0.split(separator: ":").first ?? "") }?.lowercased()
-        switch host {
+        guard let authority else { return fallback }
+        let host = authority.utf8.firstIndex(of: UInt8(ascii: ":")).map { authority[..<$0] } ?? authority[...]
+        // Most requests name an address or localhost: only a name as long as one of Apple's is compared.
+        guard [18, 26, 30].contains(host.utf8.count) else { return fallback }
+        switch host.lowercased() {
         case "api.push.apple.com": return "production"
         case "api.sandbox.push.apple.com", "api.development.push.apple.com": return "sandbox"
         default: return fallback

@@ -21,7 +21,7 @@ public struct ProviderRequestValidator: Sendable {
     /// Looks a device token (lowercase hex) up.
     public var device: @Sendable (String) -> DeviceRecord?
     /// Makes an `apns-id` when the provider sent none: an uppercase UUID, as Apple generates.
-    public var makeId: @Sendable () -> String = { UUID().uuidString }
+    public var makeId: @Sendable () -> String = { MessageIDGenerator.make() }
 
     public static let maximumPayloadSize = 4096
     public static let maximumVoIPPayloadSize = 5120
@@ -43,14 +43,17 @@ public struct ProviderRequestValidator: Sendable {
     /// - Parameters:
     ///   - environment: the environment of the endpoint the request arrived at.
     ///   - certificate: the push certificate the connection authenticated with; nil for token auth.
+    ///   - newId: makes the `apns-id` of a request that has none; ``makeId`` when nil.
     ///   - authenticate: checks the bearer token (the connection's rules); nil when it is accepted.
     public func validate(
         _ request: ProviderRequest, environment: String, certificate: ProviderCertificate? = nil,
-        authenticate: (String) -> APNsReason?
+        newId: (() -> String)? = nil, authenticate: (String) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
         do {
             return .success(
-                try accept(request, environment: environment, certificate: certificate, authenticate: authenticate))
+                try accept(
+                    request, environment: environment, certificate: certificate, newId: newId ?? makeId,
+                    authenticate: authenticate))
         } catch let reason as APNsReason {
             return .failure(reason)
         } catch {
@@ -59,7 +62,7 @@ public struct ProviderRequestValidator: Sendable {
     }
 
     private func accept(
-        _ request: ProviderRequest, environment: String, certificate: ProviderCertificate?,
+        _ request: ProviderRequest, environment: String, certificate: ProviderCertificate?, newId: () -> String,
         authenticate: (String) -> APNsReason?
     ) throws -> AcceptedNotification {
         guard request.first(":method") == "POST" else { throw APNsReason.methodNotAllowed }
@@ -82,7 +85,7 @@ public struct ProviderRequestValidator: Sendable {
 
         // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
         let deviceToken = rawToken.lowercased()
-        guard deviceToken.count.isMultiple(of: 2), deviceToken.allSatisfy(\.isHexDigit),
+        guard deviceToken.utf8.allSatisfy(Self.isHexDigit), deviceToken.utf8.count.isMultiple(of: 2),
             let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
         // A certificate's own bundle id is the default topic.
@@ -94,8 +97,8 @@ public struct ProviderRequestValidator: Sendable {
         guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
 
         // Headers.
-        for name in Set(request.headers.map(\.name)) where !name.hasPrefix(":") && request.values(name).count > 1 {
-            throw APNsReason.duplicateHeaders
+        for (index, field) in request.headers.enumerated() where !field.name.hasPrefix(":") {
+            if request.headers[..<index].contains(where: { $0.name == field.name }) { throw APNsReason.duplicateHeaders }
         }
         let pushType = request.first("apns-push-type") ?? "alert"
         guard Self.pushTypes.contains(pushType) else { throw APNsReason.invalidPushType }
@@ -119,7 +122,7 @@ public struct ProviderRequestValidator: Sendable {
             guard UUID(uuidString: given) != nil else { throw APNsReason.badMessageId }
             apnsId = given
         } else {
-            apnsId = makeId()
+            apnsId = newId()
         }
         let collapseId = request.first("apns-collapse-id")
         if let collapseId, collapseId.utf8.count > 64 { throw APNsReason.badCollapseId }
@@ -130,7 +133,7 @@ public struct ProviderRequestValidator: Sendable {
         guard request.body.count <= limit else { throw APNsReason.payloadTooLarge }
         // Apple documents no reason for JSON that does not parse; like APNSwift's and SilentCircle's
         // fakes, treat it as an empty payload.
-        guard (try? JSONSerialization.jsonObject(with: request.body)) is [String: Any] else {
+        guard request.body.withUnsafeBytes(JSONObjectSyntax.isObject) else {
             throw APNsReason.payloadEmpty
         }
 
@@ -140,5 +143,9 @@ public struct ProviderRequestValidator: Sendable {
         return AcceptedNotification(
             apnsId: apnsId, deviceToken: deviceToken, topic: record.topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseId: collapseId, payload: String(decoding: request.body, as: UTF8.self))
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }

@@ -27,7 +27,9 @@ struct Serve: AsyncParsableCommand {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
-        let timeline = Timeline()
+        // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
+        // long as the services run.
+        let timeline = Timeline(retention: 10_000)
         let stack: ServiceStack
         do {
             stack = try await ServiceStack.start(

@@ -14,12 +14,20 @@ final class APNsDeviceRegistry: PushRegistry {
     init(gateway: DeviceGateway) { self.gateway = gateway }
 
     func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws -> String {
-        let token = gateway.register(topic: topic, environment: "sandbox") { notification in
-            let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(notification.payload.utf8))) ?? [:]
-            await deliver(
-                IncomingPush(
-                    apnsId: notification.apnsId, topic: notification.topic, pushType: notification.pushType,
-                    priority: notification.priority, collapseId: notification.collapseId, payload: payload))
+        // The gateway hands notifications over on its own threads; the device takes them one at a time,
+        // in that order, on a task of its own.
+        let (arrivals, arrival) = AsyncStream.makeStream(of: AcceptedNotification.self)
+        let token = gateway.register(topic: topic, environment: "sandbox") { arrival.yield($0) }
+        // The stream ends, and the task with it, when the gateway lets go of the device.
+        Task {
+            for await notification in arrivals {
+                let payload =
+                    (try? JSONDecoder().decode([String: JSONValue].self, from: Data(notification.payload.utf8))) ?? [:]
+                await deliver(
+                    IncomingPush(
+                        apnsId: notification.apnsId, topic: notification.topic, pushType: notification.pushType,
+                        priority: notification.priority, collapseId: notification.collapseId, payload: payload))
+            }
         }
         tokens.withLock { $0.append(token) }
         return token

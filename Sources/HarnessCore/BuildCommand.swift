@@ -20,7 +20,9 @@ enum BuildCommand {
         let status = await withTaskCancellationHandler {
             await exited.stream.first { _ in true } ?? -1
         } onCancel: {
-            process.terminate()
+            // SIGKILL, not SIGTERM: a child spawned from one of Swift's task threads inherits their
+            // signal mask, which blocks SIGTERM.
+            kill(process.processIdentifier, SIGKILL)
         }
         try Task.checkCancellation()
         guard status == 0 else {

@@ -9,14 +9,22 @@ import Foundation
 public final class Timeline: Sendable {
     private struct State {
         var events: [TimelineEvent] = []
+        /// How many events were ever published, including those no longer kept.
+        var published = 0
         var subscribers: [UUID: AsyncStream<TimelineEvent>.Continuation] = [:]
         var finished = false
     }
 
     private let state = LockedState(State())
     private let start = ContinuousClock.now
+    private let retention: Int?
 
-    public init() {}
+    /// - Parameter retention: keep only the newest this many events (for a long-running `harness
+    ///   serve`, whose timeline nobody reads back); nil keeps them all, as a run's reports need.
+    public init(retention: Int? = nil) {
+        precondition(retention.map { $0 > 0 } ?? true, "a timeline must keep at least one event")
+        self.retention = retention
+    }
 
     /// Appends an event and hands it to every subscriber.
     @discardableResult
@@ -24,16 +32,19 @@ public final class Timeline: Sendable {
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return state.withLock { state in
+            state.published += 1
             let event = TimelineEvent(
-                sequence: state.events.count + 1, elapsed: seconds, date: Date(), kind: kind, source: source,
+                sequence: state.published, elapsed: seconds, date: Date(), kind: kind, source: source,
                 attributes: attributes)
             state.events.append(event)
+            // Dropping in halves keeps the cost of forgetting constant per event.
+            if let retention, state.events.count >= 2 * retention { state.events.removeFirst(retention) }
             for continuation in state.subscribers.values { continuation.yield(event) }
             return event
         }
     }
 
-    /// Everything published so far, in order.
+    /// Everything published so far, in order (the newest `retention` or more, when limited).
     public var events: [TimelineEvent] { state.withLock { $0.events } }
 
     /// A stream of every event, past and future, ending when ``finish()`` is called.

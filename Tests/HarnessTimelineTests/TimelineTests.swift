@@ -13,6 +13,16 @@ import Testing
         #expect(events[0].elapsed <= events[1].elapsed)
     }
 
+    @Test func aLimitedTimelineKeepsTheNewestEventsAndKeepsCounting() {
+        let timeline = Timeline(retention: 100)
+        for index in 1...1_000 { timeline.publish("a.event", source: "test", ["index": "\(index)"]) }
+        let events = timeline.events
+        #expect((100..<200).contains(events.count))
+        #expect(events.last?.sequence == 1_000)
+        #expect(events.last?["index"] == "1000")
+        #expect(events.map(\.sequence) == Array((1_001 - events.count)...1_000))
+    }
+
     @Test func aSubscriberSeesEventsPublishedBeforeItSubscribed() async {
         let timeline = Timeline()
         timeline.publish("early", source: "test")

@@ -47,13 +47,16 @@ public struct ChildProcess: Sendable {
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try input.fileHandleForWriting.close()
         // Read both pipes while the child runs, so a chatty child never blocks on a full pipe; on
-        // Dispatch threads, since a blocking read on the cooperative pool can starve the servers under test.
+        // threads of their own, since a blocking read on the cooperative pool can starve the servers
+        // under test.
         async let outputData = readToEnd(output.fileHandleForReading)
         async let errorData = readToEnd(error.fileHandleForReading)
         let status = await withTaskCancellationHandler {
             await exited.first { _ in true } ?? -1
         } onCancel: {
-            process.terminate()
+            // SIGKILL, not SIGTERM: a child spawned from one of Swift's task threads inherits their
+            // signal mask, which blocks SIGTERM, so curl or h2load would never see it.
+            kill(process.processIdentifier, SIGKILL)
         }
         return ChildProcess(
             status: status, standardOutput: String(decoding: await outputData, as: UTF8.self),
@@ -84,9 +87,12 @@ public func withDeadline<T: Sendable>(
     }
 }
 
+/// Reads a pipe to its end on a thread of its own. Not on Dispatch's global queues: on Linux Swift's
+/// tasks run on those same threads, and a few children that never close their output would block
+/// every one of them, the deadline's timer task included.
 private func readToEnd(_ handle: FileHandle) async -> Data {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+        Thread { continuation.resume(returning: handle.readDataToEndOfFile()) }.start()
     }
 }
 

@@ -1,0 +1,168 @@
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOSSL
+
+/// Serves one provider connection from its HTTP/2 frames: collects each stream's request, lets the
+/// endpoint decide, and answers on the same stream.
+///
+/// Streams are not given channels of their own (NIOHTTP2's multiplexer): a push is a single small
+/// request and a one-frame answer, and a channel and pipeline per stream cost more than everything
+/// FakeAPNs does for the push. Without the multiplexer this handler also keeps the receive windows
+/// open, as the multiplexer would. A bodiless `200` goes out as one HEADERS frame with END_STREAM,
+/// which is what aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses aioapns).
+final class ProviderConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// Request bodies beyond this are not kept in memory (APNs allows 5 KB); the rest is read and
+    /// dropped, and the validator still sees that the payload is too large.
+    static let maximumBodySize = 64 * 1024
+    /// The receive window each stream and the connection are kept at: HTTP/2's initial size.
+    static let receiveWindow = 65_535
+
+    private struct PendingRequest {
+        var headers: [(name: String, value: String)] = []
+        var body = ByteBuffer()
+    }
+
+    private let endpoint: ProviderEndpoint
+    private let connection: ProviderConnection
+    private var pending: [HTTP2StreamID: PendingRequest] = [:]
+    /// Answers written during this read, flushed together when it completes.
+    private var flushPending = false
+
+    init(endpoint: ProviderEndpoint, connection: ProviderConnection) {
+        self.endpoint = endpoint
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let stream = frame.streamID
+        switch frame.payload {
+        case .headers(let headers):
+            // HTTP/2 field names are lowercase: NIOHTTP2 refuses a header block with an uppercase one.
+            pending[stream, default: PendingRequest()].headers.append(
+                contentsOf: headers.headers.map { (name: $0.name, value: $0.value) })
+            if headers.endStream { respond(on: stream, context: context) }
+        case .data(let data):
+            guard case .byteBuffer(var bytes) = data.data, pending[stream] != nil else { return }
+            if pending[stream]!.body.readableBytes + bytes.readableBytes <= Self.maximumBodySize {
+                pending[stream]!.body.writeBuffer(&bytes)
+            }
+            if data.endStream { respond(on: stream, context: context) }
+        case .rstStream:
+            pending[stream] = nil
+        default:
+            context.fireChannelRead(data)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let window as NIOHTTP2WindowUpdatedEvent:
+            // Reopen a receive window once half of it is used: the connection's always, a stream's while
+            // its request is still arriving.
+            if let size = window.inboundWindowSize, size <= Self.receiveWindow / 2,
+                window.streamID == .rootStream || pending[window.streamID] != nil
+            {
+                write(
+                    HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: Self.receiveWindow - size)),
+                    context: context)
+            }
+        case let closed as StreamClosedEvent:
+            pending[closed.streamID] = nil
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A stream error was answered with RST_STREAM by NIOHTTP2 and ends only that stream; anything
+        // else (a protocol error, already answered with GOAWAY, or TLS) ends the connection.
+        if let streamError = error as? NIOHTTP2Errors.StreamError {
+            pending[streamError.streamID] = nil
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    private func respond(on stream: HTTP2StreamID, context: ChannelHandlerContext) {
+        guard let received = pending.removeValue(forKey: stream) else { return }
+        let request = ProviderRequest(headers: received.headers, body: Data(received.body.readableBytesView))
+        if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
+        let answer = endpoint.handle(request, connection: connection)
+        raiseConcurrentStreamsIfAuthenticated(context: context)
+        guard answer.delay > .zero else {
+            write(answer, on: stream, context: context)
+            return
+        }
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: answer.delay.timeAmount) {
+            let (handler, context) = bound.value
+            handler.write(answer, on: stream, context: context)
+            handler.flushPending = false
+            context.flush()
+        }
+    }
+
+    private func write(_ answer: ProviderEndpoint.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
+        switch answer.outcome {
+        case .success:
+            var headers = HPACKHeaders([(":status", "200"), ("apns-id", answer.apnsId)])
+            if connection.environment == "sandbox" {
+                headers.add(name: "apns-unique-id", value: connection.messageIds.make(lowercase: true))
+            }
+            write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))), context: context)
+        case .failure(let reason):
+            let json = reason.json
+            let headers = HPACKHeaders([
+                (":status", "\(reason.status)"), ("apns-id", answer.apnsId), ("content-type", "application/json"),
+                ("content-length", "\(json.utf8.count)"),
+            ])
+            write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))), context: context)
+            let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
+            write(HTTP2Frame(streamID: stream, payload: .data(body)), context: context)
+        }
+    }
+
+    private func write(_ frame: HTTP2Frame, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(frame), promise: nil)
+        flushPending = true
+    }
+
+    /// Reads the TLS client certificate the connection presented, if any.
+    private static func credential(of channel: any Channel) -> ProviderCredential {
+        guard let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self),
+            let peer = tls.peerCertificate
+        else { return .token }
+        guard let der = try? peer.toDERBytes(), let certificate = ProviderCertificate(derEncoded: der) else {
+            return .unusableCertificate
+        }
+        return .certificate(certificate)
+    }
+
+    /// "APNs allows only one stream until you post a request with a valid authentication token."
+    private func raiseConcurrentStreamsIfAuthenticated(context: ChannelHandlerContext) {
+        let authenticated: Bool
+        switch connection.credential {
+        case .certificate: authenticated = true
+        default: authenticated = connection.state.isAuthenticated
+        }
+        guard authenticated, !connection.streamsRaised else { return }
+        connection.streamsRaised = true
+        let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.authenticatedConcurrentStreams)]
+        write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), context: context)
+    }
+}
