@@ -62,6 +62,8 @@ public final class ControlAPI: Sendable {
 
     struct NotificationList: ResponseEncodable {
         var results: [NotificationLog.Entry]
+        /// How many older requests the log no longer keeps (see `logRetention`).
+        var forgotten: Int
     }
 
     static func start(
@@ -94,7 +96,9 @@ public final class ControlAPI: Sendable {
             }
         }
         router.get("/notifications") { request, _ in
-            NotificationList(results: log.entries(deviceToken: request.uri.queryParameters["deviceToken"].map(String.init)))
+            NotificationList(
+                results: log.entries(deviceToken: request.uri.queryParameters["deviceToken"].map(String.init)),
+                forgotten: log.forgottenCount)
         }
         router.post("/failures") { request, context -> HTTPResponse.Status in
             let body = try await decode(

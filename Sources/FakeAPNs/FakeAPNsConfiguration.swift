@@ -23,6 +23,10 @@ public struct FakeAPNsConfiguration: Sendable {
     /// A connection with no traffic for this long gets GOAWAY `IdleTimeout`; nil never times out.
     public var idleTimeout: Duration? = .seconds(3600)
     public var delivery = DeliveryPolicy()
+    /// The notification log keeps at least the newest this many requests and forgets older ones, so
+    /// that a long-running FakeAPNs does not grow without end (an entry takes about 1 KB); nil keeps
+    /// every request.
+    public var logRetention: Int? = 100_000
     /// Where `ca.pem` and `AuthKey_<keyId>.p8` are written.
     public var credentialsDirectory: URL
 

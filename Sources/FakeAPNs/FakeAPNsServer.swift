@@ -59,7 +59,7 @@ public final class FakeAPNsServer: Service, Sendable {
         try authority.pem.write(to: caFile, atomically: true, encoding: .utf8)
         try signingKey.p8.write(to: keyFile, atomically: true, encoding: .utf8)
 
-        let log = NotificationLog()
+        let log = NotificationLog(retention: configuration.logRetention)
         let gateway = DeviceGateway(timeline: timeline, log: log, policy: configuration.delivery)
         let faults = FaultInjector()
         var verifier = ProviderTokenVerifier()

@@ -18,12 +18,55 @@ public final class NotificationLog: Sendable {
         public var notification: AcceptedNotification?
     }
 
+    /// What is kept of a request: its fields as they arrived, the entry is made from them only when
+    /// read (most entries never are).
+    private struct Record {
+        var headers: [(name: String, value: String)]
+        var body: Data
+        var apnsId: String
+        var outcome: Result<AcceptedNotification, APNsReason>
+        var decision: String
+        var receivedAt: Date
+        var deliveredAt: Date?
+
+        mutating func apply(_ fate: DeviceGateway.Fate) {
+            decision = fate.decision
+            if let deliveredAt = fate.deliveredAt { self.deliveredAt = deliveredAt }
+        }
+
+        var deviceToken: String? {
+            switch outcome {
+            case .success(let notification): return notification.deviceToken
+            case .failure:
+                let path = headers.first { $0.name == ":path" }?.value ?? ""
+                return path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)).lowercased() : nil
+            }
+        }
+
+        var entry: Entry {
+            var fields: [String: String] = [:]
+            for (name, value) in headers { fields[name] = value }
+            switch outcome {
+            case .success(let notification):
+                return Entry(
+                    apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil, decision: decision,
+                    receivedAt: receivedAt, deliveredAt: deliveredAt, headers: fields, payload: notification.payload,
+                    notification: notification)
+            case .failure(let reason):
+                return Entry(
+                    apnsId: apnsId, deviceToken: deviceToken, status: reason.status, reason: reason.reason,
+                    decision: decision, receivedAt: receivedAt, deliveredAt: nil, headers: fields,
+                    payload: String(decoding: body, as: UTF8.self), notification: nil)
+            }
+        }
+    }
+
     private struct State {
-        /// Entries without their headers, which are kept as they arrived and made into a dictionary
-        /// only when read: most entries are never read.
-        var entries: [Entry] = []
-        var requestHeaders: [[(name: String, value: String)]] = []
-        /// Where each accepted notification's entry is, so decisions update it without a scan.
+        var records: [Record] = []
+        /// How many of the oldest records were forgotten; positions below count from the first ever.
+        var forgotten = 0
+        /// Where each notification still held or stored is (its position counted from the first
+        /// record ever), so decisions update it without a scan.
         var acceptedIndex: [String: Int] = [:]
         /// Decisions taken before their entry was appended (a decision made by a task that ran before
         /// the request's own thread got to the log); applied on append.
@@ -31,6 +74,14 @@ public final class NotificationLog: Sendable {
     }
 
     private let state = LockedState(State())
+    private let retention: Int?
+
+    /// - Parameter retention: keep only the newest this many entries (at least; older ones are
+    ///   forgotten in batches); nil keeps them all.
+    init(retention: Int? = nil) {
+        precondition(retention.map { $0 > 0 } ?? true, "the log must keep at least one entry")
+        self.retention = retention
+    }
 
     /// Records a request with the outcome of its validation and, for an accepted one, what the gateway
     /// decided at once.
@@ -38,65 +89,58 @@ public final class NotificationLog: Sendable {
         _ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>,
         fate: DeviceGateway.Fate? = nil
     ) {
-        let path = request.first(":path") ?? ""
-        let token = path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)).lowercased() : nil
-        var entry: Entry
-        switch outcome {
-        case .success(let notification):
-            entry = Entry(
-                apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil,
-                decision: fate?.decision ?? "accepted", receivedAt: Date(), deliveredAt: fate?.deliveredAt,
-                headers: [:], payload: notification.payload, notification: notification)
-        case .failure(let reason):
-            entry = Entry(
-                apnsId: apnsId, deviceToken: token, status: reason.status, reason: reason.reason, decision: "rejected",
-                receivedAt: Date(), headers: [:], payload: String(decoding: request.body, as: UTF8.self),
-                notification: nil)
+        // The provider token is the largest header and is never shown: not kept.
+        var headers = request.headers
+        if let index = headers.firstIndex(where: { $0.name == "authorization" }) {
+            headers[index].value = "bearer <redacted>"
         }
+        let accepted: Bool
+        if case .success = outcome { accepted = true } else { accepted = false }
+        var record = Record(
+            headers: headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
+            decision: accepted ? "accepted" : "rejected", receivedAt: Date())
+        if let fate { record.apply(fate) }
         state.withLock { state in
             // Only a notification still held or stored can be decided on again.
-            if entry.status == 200, entry.decision == "accepted" || entry.decision == "stored" {
-                state.acceptedIndex[apnsId] = state.entries.count
-                if !state.early.isEmpty, let fate = state.early.removeValue(forKey: apnsId) { entry.apply(fate) }
+            if accepted, record.decision == "accepted" || record.decision == "stored" {
+                state.acceptedIndex[apnsId] = state.forgotten + state.records.count
+                if !state.early.isEmpty, let fate = state.early.removeValue(forKey: apnsId) { record.apply(fate) }
             }
-            state.entries.append(entry)
-            state.requestHeaders.append(request.headers)
+            state.records.append(record)
+            // Forgetting in halves keeps the cost per entry constant.
+            if let retention, state.records.count >= 2 * retention {
+                state.records.removeFirst(retention)
+                state.forgotten += retention
+                let first = state.forgotten
+                state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
+            }
         }
     }
 
     func update(_ apnsId: String, to fate: DeviceGateway.Fate) {
         state.withLock { state in
-            guard let index = state.acceptedIndex[apnsId] else {
+            guard let position = state.acceptedIndex[apnsId] else {
                 state.early[apnsId] = fate
                 return
             }
-            state.entries[index].apply(fate)
+            state.records[position - state.forgotten].apply(fate)
         }
     }
 
     func removeAll() { state.withLock { $0 = State() } }
 
+    /// How many of the oldest entries were dropped to keep the log within its retention.
+    public var forgottenCount: Int { state.withLock { $0.forgotten } }
+
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
-        return state.withLock { state in
-            zip(state.entries, state.requestHeaders).compactMap { entry, headers in
-                guard token == nil || entry.deviceToken == token else { return nil }
-                var entry = entry
-                for (name, value) in headers {
-                    entry.headers[name] = name == "authorization" ? "bearer <redacted>" : value
-                }
-                return entry
-            }
+        let records = state.withLock { $0.records }
+        return records.compactMap { record in
+            guard token == nil || record.deviceToken == token else { return nil }
+            return record.entry
         }
     }
 
     public var all: [Entry] { entries() }
-}
-
-extension NotificationLog.Entry {
-    fileprivate mutating func apply(_ fate: DeviceGateway.Fate) {
-        decision = fate.decision
-        if let deliveredAt = fate.deliveredAt { self.deliveredAt = deliveredAt }
-    }
 }

@@ -82,10 +82,13 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
             }
         case let closed as StreamClosedEvent:
             pending[closed.streamID] = nil
-        default:
+        case is NIOHTTP2StreamCreatedEvent:
             break
+        default:
+            // The stream events above are this handler's alone; an idle timeout goes on to
+            // ConnectionGoAway.
+            context.fireUserInboundEventTriggered(event)
         }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -118,19 +121,21 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: ProviderEndpoint.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
+        // Identifiers are new in every answer: HPACK would only churn its dynamic table indexing them.
         switch answer.outcome {
         case .success:
-            var headers = HPACKHeaders([(":status", "200"), ("apns-id", answer.apnsId)])
+            var headers = HPACKHeaders([(":status", "200")])
+            headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
             if connection.environment == "sandbox" {
-                headers.add(name: "apns-unique-id", value: connection.messageIds.make(lowercase: true))
+                headers.add(name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
             }
             write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))), context: context)
         case .failure(let reason):
             let json = reason.json
-            let headers = HPACKHeaders([
-                (":status", "\(reason.status)"), ("apns-id", answer.apnsId), ("content-type", "application/json"),
-                ("content-length", "\(json.utf8.count)"),
+            var headers = HPACKHeaders([
+                (":status", "\(reason.status)"), ("content-type", "application/json"), ("content-length", "\(json.utf8.count)"),
             ])
+            headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
             write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))), context: context)
             let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             write(HTTP2Frame(streamID: stream, payload: .data(body)), context: context)

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+@testable import FakeAPNs
+
+@Suite struct NotificationLogTests {
+    func request(token: String, authorization: String = "bearer eyJ.secret.token") -> ProviderRequest {
+        ProviderRequest(
+            headers: [(":method", "POST"), (":path", "/3/device/\(token)"), ("authorization", authorization)],
+            body: Data(#"{"aps":{}}"#.utf8))
+    }
+
+    func notification(_ apnsId: String, token: String) -> AcceptedNotification {
+        AcceptedNotification(
+            apnsId: apnsId, deviceToken: token, topic: "com.example.app", pushType: "alert", priority: 10,
+            expiration: nil, collapseId: nil, payload: #"{"aps":{}}"#)
+    }
+
+    @Test func aLimitedLogKeepsTheNewestEntriesAndCountsTheRest() {
+        let log = NotificationLog(retention: 10)
+        for index in 0..<100 {
+            log.append(request(token: "aa\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
+        }
+        let kept = log.entries()
+        #expect((10..<20).contains(kept.count))
+        #expect(log.forgottenCount == 100 - kept.count)
+        #expect(kept.last?.apnsId == "ID-99")
+        #expect(kept.map(\.apnsId) == (100 - kept.count..<100).map { "ID-\($0)" })
+    }
+
+    @Test func aStoredNotificationIsStillUpdatedAfterOlderEntriesWereForgotten() {
+        let log = NotificationLog(retention: 4)
+        let token = String(repeating: "ab", count: 32)
+        let stored = notification("STORED", token: token)
+        log.append(request(token: token), apnsId: "STORED", outcome: .success(stored), fate: .init(decision: "stored"))
+        for index in 0..<7 {
+            log.append(request(token: "cd\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
+        }
+        // Seven more entries took the log to twice its retention, so the stored one was forgotten
+        // with the oldest; a later decision about it must not land on another entry.
+        log.update("STORED", to: .init(decision: "delivered", deliveredAt: Date()))
+        #expect(log.entries().allSatisfy { $0.decision == "rejected" })
+        // A notification stored after the trim is found and updated where it now is.
+        let later = notification("LATER", token: token)
+        log.append(request(token: token), apnsId: "LATER", outcome: .success(later), fate: .init(decision: "stored"))
+        log.update("LATER", to: .init(decision: "delivered", deliveredAt: Date()))
+        #expect(log.entries(deviceToken: token).last?.decision == "delivered")
+    }
+
+    @Test func theProviderTokenIsNeverKept() {
+        let log = NotificationLog()
+        log.append(request(token: "ab"), apnsId: "ID", outcome: .failure(.badDeviceToken))
+        #expect(log.entries().first?.headers["authorization"] == "bearer <redacted>")
+    }
+}
