@@ -63,6 +63,8 @@ struct EndpointsFile: Encodable {
     }
     struct Media: Encodable {
         var url, controlURL: String
+        /// The Apache "combined" access log.
+        var accessLog: String?
     }
     struct Parse: Encodable {
         var url, applicationId, masterKey: String
@@ -77,7 +79,8 @@ struct EndpointsFile: Encodable {
             url: stack.apns.url, caFile: stack.apns.caFile.path, teamId: stack.apns.signingKey.teamId,
             keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
             controlURL: stack.apns.controlURL)
-        media = Media(url: stack.media.url, controlURL: stack.media.controlURL)
+        media = Media(
+            url: stack.media.url, controlURL: stack.media.controlURL, accessLog: stack.media.configuration.accessLog?.path)
         let parseSettings = configuration.services.parse
         parse = Parse(
             url: stack.parse.url, applicationId: parseSettings.applicationId, masterKey: parseSettings.masterKey,

@@ -35,6 +35,7 @@ public final class ServiceStack: Sendable {
         mediaConfiguration.port = services.media.port
         mediaConfiguration.controlPort = services.media.controlPort
         mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
+        mediaConfiguration.accessLog = stateDirectory.appendingPathComponent("media/access_log")
         let media: MediaServer
         do {
             media = try await MediaServer.bind(configuration: mediaConfiguration, timeline: timeline, logger: logger)

@@ -34,27 +34,32 @@ struct MediaResource {
 
     var lastModified: String { HTTPDate.format(modified) }
 
+    var validators: ResourceValidators { ResourceValidators(etag: etag, lastModified: modified, length: length) }
+
     var contentType: String {
         switch url.pathExtension.lowercased() {
         case "jpg", "jpeg": "image/jpeg"
         case "png": "image/png"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "heic": "image/heic"
+        case "svg": "image/svg+xml"
         case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "m3u8": "application/vnd.apple.mpegurl"
+        case "ts": "video/mp2t"
         case "mp3": "audio/mpeg"
+        case "m4a": "audio/mp4"
+        case "aac": "audio/aac"
+        case "wav": "audio/wav"
         case "json": "application/json"
-        case "html": "text/html; charset=utf-8"
+        case "pdf": "application/pdf"
+        case "zip": "application/zip"
+        case "html", "htm": "text/html; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
         case "txt": "text/plain; charset=utf-8"
         default: "application/octet-stream"
         }
-    }
-}
-
-/// IMF-fixdate, the HTTP date format.
-enum HTTPDate {
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
     }
 }

@@ -7,8 +7,9 @@ import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
 
-/// The tutorial's MAMP box on port 44447: static files over HTTP/1.1 with keep-alive, `HEAD`, single
-/// byte ranges, `ETag`/`Last-Modified`, and a per-response bytes-per-second throttle.
+/// The tutorial's MAMP box on port 44447: static files over HTTP/1.1 with keep-alive and pipelining,
+/// `HEAD`, byte ranges (several as `multipart/byteranges`), conditional requests (RFC 9110 §13),
+/// strong `ETag`s, an Apache "combined" access log, and a per-response bytes-per-second throttle.
 public final class MediaServer: Service, Sendable {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
@@ -20,6 +21,7 @@ public final class MediaServer: Service, Sendable {
     private let accepting = LockedState<Task<Void, Never>?>(nil)
     private let settings: LockedState<MediaServerSettings>
     private let control = LockedState<RunningHTTPServer?>(nil)
+    private let accessLog: AccessLog?
 
     /// The control API's port.
     public var controlPort: Int { control.withLock { $0?.port ?? 0 } }
@@ -44,7 +46,15 @@ public final class MediaServer: Service, Sendable {
         } catch {
             throw PortInUse.wrap(error, port: configuration.port, setting: "services.media.port")
         }
-        let server = MediaServer(configuration: configuration, listener: listener, timeline: timeline, logger: logger)
+        let accessLog: AccessLog?
+        do {
+            accessLog = try configuration.accessLog.map { try AccessLog(url: $0) }
+        } catch {
+            try? await listener.channel.close()
+            throw MediaServerError(message: "the access log \(configuration.accessLog?.path ?? "") cannot be written: \(error)")
+        }
+        let server = MediaServer(
+            configuration: configuration, listener: listener, timeline: timeline, logger: logger, accessLog: accessLog)
         do {
             let control = try await MediaControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, settings: server.settings, timeline: timeline,
@@ -60,8 +70,9 @@ public final class MediaServer: Service, Sendable {
 
     private init(
         configuration: MediaServerConfiguration, listener: NIOAsyncChannel<Connection, Never>, timeline: Timeline,
-        logger: Logger
+        logger: Logger, accessLog: AccessLog?
     ) {
+        self.accessLog = accessLog
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port
@@ -83,6 +94,7 @@ public final class MediaServer: Service, Sendable {
         try? await listener.channel.close()
         await task?.value
         await control.withLock { $0 }?.stop()
+        accessLog?.close()
     }
 
     /// Accepts connections until closed; a bad peer only ends its own connection.
@@ -98,6 +110,7 @@ public final class MediaServer: Service, Sendable {
     }
 
     private func serve(_ connection: Connection) async {
+        let client = connection.channel.remoteAddress?.ipAddress ?? "-"
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             for try await part in inbound {
@@ -109,16 +122,19 @@ public final class MediaServer: Service, Sendable {
                 case .end:
                     guard let request = head else { continue }
                     head = nil
-                    try await respond(to: request, outbound: outbound)
+                    var exchange = Exchange(request: request, client: client)
+                    defer { accessLog?.record(exchange) }
+                    try await respond(to: request, outbound: outbound, exchange: &exchange)
                     if !request.isKeepAlive { return }
                 }
             }
         }
     }
 
-    private func respond(to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>)
-        async throws
-    {
+    private func respond(
+        to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        exchange: inout Exchange
+    ) async throws {
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
@@ -126,40 +142,49 @@ public final class MediaServer: Service, Sendable {
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
-            try await finish(request, status: .methodNotAllowed, headers: headers, outbound: outbound)
+            try await finish(request, status: .methodNotAllowed, headers: headers, outbound: outbound, exchange: &exchange)
             return
         }
         guard let resource = MediaResource(root: configuration.root, path: path) else {
-            try await finish(request, status: .notFound, headers: headers, outbound: outbound)
+            try await finish(request, status: .notFound, headers: headers, outbound: outbound, exchange: &exchange)
             return
         }
         headers.add(name: "Accept-Ranges", value: "bytes")
         headers.add(name: "ETag", value: resource.etag)
         headers.add(name: "Last-Modified", value: resource.lastModified)
-        headers.add(name: "Content-Type", value: resource.contentType)
-
-        var range = ByteRangeRequest(header: request.headers.first(name: "range"), length: resource.length)
-        if let ifRange = request.headers.first(name: "if-range"), ifRange != resource.etag,
-            ifRange != resource.lastModified
-        {
-            range = .whole
+        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: resource.validators) {
+            request.headers.first(name: $0)
         }
         let status: HTTPResponseStatus
-        let bytes: ClosedRange<Int>?
-        switch range {
-        case .whole:
-            status = .ok
-            bytes = resource.length > 0 ? 0...(resource.length - 1) : nil
-        case .partial(let selected):
-            status = .partialContent
-            bytes = selected
-            headers.add(name: "Content-Range", value: "bytes \(selected.lowerBound)-\(selected.upperBound)/\(resource.length)")
-        case .unsatisfiable:
-            headers.add(name: "Content-Range", value: "bytes */\(resource.length)")
-            try await finish(request, status: .rangeNotSatisfiable, headers: headers, outbound: outbound)
+        let body: [BodySegment]
+        switch answer {
+        case .notModified:
+            try await finish(request, status: .notModified, headers: headers, outbound: outbound, exchange: &exchange)
             return
+        case .preconditionFailed:
+            try await finish(request, status: .preconditionFailed, headers: headers, outbound: outbound, exchange: &exchange)
+            return
+        case .rangeNotSatisfiable:
+            headers.add(name: "Content-Range", value: "bytes */\(resource.length)")
+            try await finish(request, status: .rangeNotSatisfiable, headers: headers, outbound: outbound, exchange: &exchange)
+            return
+        case .full:
+            status = .ok
+            headers.add(name: "Content-Type", value: resource.contentType)
+            body = resource.length > 0 ? [.file(0...(resource.length - 1))] : []
+        case .partial(let bytes):
+            status = .partialContent
+            headers.add(name: "Content-Type", value: resource.contentType)
+            headers.add(name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(resource.length)")
+            body = [.file(bytes)]
+        case .multiple(let ranges):
+            status = .partialContent
+            let boundary = "PUSHHARNESS-\(resource.etag.filter(\.isHexDigit))"
+            headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
+            body = BodySegment.multipart(ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
         }
-        headers.add(name: "Content-Length", value: "\(bytes?.count ?? 0)")
+        headers.add(name: "Content-Length", value: "\(body.reduce(0) { $0 + $1.count })")
+        exchange.status = Int(status.code)
         timeline.publish(
             .mediaRequest, source: "media",
             [
@@ -167,50 +192,104 @@ public final class MediaServer: Service, Sendable {
                 "range": request.headers.first(name: "range") ?? "",
             ])
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
-        var sent = 0
-        if request.method == .GET, let bytes {
-            sent = try await sendBody(of: resource, bytes: bytes, outbound: outbound)
+        if request.method == .GET {
+            try await sendBody(body, of: resource, outbound: outbound, sent: &exchange.bodyBytes)
         }
         try await outbound.write(.end(nil))
-        timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(sent)"])
+        timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(exchange.bodyBytes)"])
     }
 
-    /// Streams the selected bytes, pacing them to the configured rate against a fixed schedule so that
-    /// scheduling delays do not accumulate into a slower rate.
+    /// Streams the body, pacing it to the configured rate against a fixed schedule so that scheduling
+    /// delays do not accumulate into a slower rate. `sent` counts what went out, for the access log,
+    /// even when the client goes away halfway.
     private func sendBody(
-        of resource: MediaResource, bytes: ClosedRange<Int>, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws -> Int {
+        _ body: [BodySegment], of resource: MediaResource, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        sent: inout Int
+    ) async throws {
         let handle = try FileHandle(forReadingFrom: resource.url)
         defer { try? handle.close() }
-        try handle.seek(toOffset: UInt64(bytes.lowerBound))
         let rate = settings.withLock { $0.throttleBytesPerSecond }
         let chunkSize = rate.map { max(1024, min(65536, $0 / 20)) } ?? 65536
         let start = ContinuousClock.now
-        var sent = 0
-        while sent < bytes.count {
-            let count = min(chunkSize, bytes.count - sent)
-            guard let data = try handle.read(upToCount: count), !data.isEmpty else { break }
-            if let rate {
-                let due = start.advanced(by: .seconds(Double(sent) / Double(rate)))
-                try await Task.sleep(until: due, clock: .continuous)
-            }
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
-            sent += data.count
+        func pace() async throws {
+            guard let rate else { return }
+            try await Task.sleep(until: start.advanced(by: .seconds(Double(sent) / Double(rate))), clock: .continuous)
         }
-        return sent
+        for segment in body {
+            switch segment {
+            case .text(let text):
+                try await pace()
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
+                sent += text.utf8.count
+            case .file(let bytes):
+                try handle.seek(toOffset: UInt64(bytes.lowerBound))
+                var done = 0
+                while done < bytes.count {
+                    guard let data = try handle.read(upToCount: min(chunkSize, bytes.count - done)), !data.isEmpty else {
+                        return
+                    }
+                    try await pace()
+                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
+                    done += data.count
+                    sent += data.count
+                }
+            }
+        }
     }
 
     private func finish(
         _ request: HTTPRequestHead, status: HTTPResponseStatus, headers: HTTPHeaders,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, exchange: inout Exchange
     ) async throws {
         var headers = headers
-        let body = request.method == .HEAD ? "" : "\(status.code) \(status.reasonPhrase)\n"
-        headers.replaceOrAdd(name: "Content-Length", value: "\(body.utf8.count)")
+        // A 304 has no body and no Content-Length of its own (RFC 9110 §15.4.5).
+        let body = request.method == .HEAD || status == .notModified ? "" : "\(status.code) \(status.reasonPhrase)\n"
+        if status != .notModified {
+            headers.replaceOrAdd(name: "Content-Length", value: "\(body.utf8.count)")
+        }
+        exchange.status = Int(status.code)
         timeline.publish(
             .mediaRequest, source: "media", ["method": "\(request.method)", "path": request.uri, "status": "\(status.code)"])
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
-        if !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body)))) }
+        if !body.isEmpty {
+            try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body))))
+            exchange.bodyBytes = body.utf8.count
+        }
         try await outbound.write(.end(nil))
     }
+}
+
+/// One piece of a response body: literal text (a multipart boundary and part headers) or bytes of
+/// the file.
+enum BodySegment: Equatable {
+    case text(String)
+    case file(ClosedRange<Int>)
+
+    var count: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .file(let bytes): bytes.count
+        }
+    }
+
+    /// A `multipart/byteranges` body (RFC 9110 §14.6): each range with its own `Content-Type` and
+    /// `Content-Range`, then the closing boundary.
+    static func multipart(_ ranges: [ClosedRange<Int>], boundary: String, contentType: String, length: Int) -> [BodySegment] {
+        var segments: [BodySegment] = []
+        for (index, range) in ranges.enumerated() {
+            segments.append(
+                .text(
+                    (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
+                        + "Content-Range: bytes \(range.lowerBound)-\(range.upperBound)/\(length)\r\n\r\n"))
+            segments.append(.file(range))
+        }
+        segments.append(.text("\r\n--\(boundary)--\r\n"))
+        return segments
+    }
+}
+
+/// The media server cannot start as configured.
+public struct MediaServerError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -11,6 +11,8 @@ public struct MediaServerConfiguration: Sendable {
     public var throttleBytesPerSecond: Int?
     /// The control API (plain HTTP/1.1); 0 picks a free port.
     public var controlPort = 0
+    /// Where the Apache "combined" access log is appended; nil for none.
+    public var accessLog: URL?
 
     public init(root: URL) { self.root = root }
 }

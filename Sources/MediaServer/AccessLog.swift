@@ -1,0 +1,67 @@
+import Foundation
+import HarnessTimeline
+import NIOHTTP1
+
+/// One request and what it was answered, as the access log records it.
+struct Exchange {
+    var request: HTTPRequestHead
+    var client: String
+    var received = Date()
+    /// 0 until a status line went out: a connection that ended before is logged with 000.
+    var status = 0
+    /// Body bytes actually written, which is less than `Content-Length` when the client went away.
+    var bodyBytes = 0
+}
+
+/// The Apache "combined" access log the tutorial's virtual host writes:
+/// `%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"`, one line per request, appended.
+final class AccessLog: Sendable {
+    let url: URL
+    private let file: LockedState<FileHandle>
+
+    init(url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        self.url = url
+        self.file = LockedState(handle)
+    }
+
+    static func line(_ exchange: Exchange) -> String {
+        let request = exchange.request
+        let version = "HTTP/\(request.version.major).\(request.version.minor)"
+        let bytes = exchange.bodyBytes == 0 ? "-" : "\(exchange.bodyBytes)"
+        let status = exchange.status == 0 ? "000" : "\(exchange.status)"
+        return "\(exchange.client) - - [\(HTTPDate.commonLogFormat(exchange.received))] "
+            + "\"\(escaped("\(request.method) \(request.uri) \(version)"))\" \(status) \(bytes) "
+            + "\"\(escaped(request.headers.first(name: "referer") ?? "-"))\" "
+            + "\"\(escaped(request.headers.first(name: "user-agent") ?? "-"))\"\n"
+    }
+
+    /// As Apache does: quotes, backslashes and control characters escaped, so a request cannot forge
+    /// a log line.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += String(format: "\\x%02x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    func record(_ exchange: Exchange) {
+        let data = Data(Self.line(exchange).utf8)
+        file.withLock { try? $0.write(contentsOf: data) }
+    }
+
+    func close() { file.withLock { try? $0.close() } }
+}
