@@ -1,3 +1,5 @@
+import HarnessTimeline
+
 /// Makes random (version 4) UUID strings for `apns-id` and `apns-unique-id`.
 ///
 /// Foundation's `UUID()` opens and reads `/dev/urandom` for every identifier on Linux, which made it a
@@ -50,21 +52,5 @@ struct MessageIDGenerator {
     static func make() -> String {
         var generator = MessageIDGenerator()
         return generator.make()
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood): a fast generator whose 64-bit outputs do not repeat within a
-/// seed's period of 2^64.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -65,4 +65,8 @@ extension EventKind {
     // MediaServer
     public static let mediaRequest: EventKind = "media.request"
     public static let mediaResponseFinished: EventKind = "media.response.finished"
+    /// A fault rule matched a request (`fault`, `path`).
+    public static let mediaFault: EventKind = "media.fault"
+    /// A fault ended a body early (`fault`, `path`, `atByte`, `of`, `how`: FIN, RST or stall).
+    public static let mediaFaultFired: EventKind = "media.fault.fired"
 }

@@ -6,9 +6,12 @@ struct MediaResource {
     let url: URL
     let length: Int
     let modified: Date
+    /// How many times the file is to be taken as changed (the `changeETag` fault): each time gives a
+    /// new ETag and a Last-Modified one second later.
+    let generation: Int
 
     /// Resolves a request path under `root`, refusing anything that would leave it.
-    init?(root: URL, path: String) {
+    init?(root: URL, path: String, generation: Int = 0) {
         guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return nil }
         let components = decoded.split(separator: "/")
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
@@ -21,13 +24,14 @@ struct MediaResource {
         else { return nil }
         self.url = candidate
         self.length = size
-        self.modified = modified
+        self.modified = modified.addingTimeInterval(TimeInterval(generation))
+        self.generation = generation
     }
 
     /// A strong ETag from the path, size and modification time: stable across restarts while the
     /// file is unchanged.
     var etag: String {
-        let seed = "\(url.path)|\(length)|\(Int(modified.timeIntervalSince1970))"
+        let seed = "\(url.path)|\(length)|\(Int(modified.timeIntervalSince1970))|\(generation)"
         let digest = SHA256.hash(data: Data(seed.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
         return "\"\(digest)\""
     }

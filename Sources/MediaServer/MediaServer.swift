@@ -22,6 +22,9 @@ public final class MediaServer: Service, Sendable {
     private let settings: LockedState<MediaServerSettings>
     private let control = LockedState<RunningHTTPServer?>(nil)
     private let accessLog: AccessLog?
+    let faults = LockedState(MediaFaultPlan())
+    /// How many times each path's file "changed" (the `changeETag` fault).
+    private let generations = LockedState<[String: Int]>([:])
 
     /// The control API's port.
     public var controlPort: Int { control.withLock { $0?.port ?? 0 } }
@@ -57,8 +60,8 @@ public final class MediaServer: Service, Sendable {
             configuration: configuration, listener: listener, timeline: timeline, logger: logger, accessLog: accessLog)
         do {
             let control = try await MediaControlAPI.start(
-                host: configuration.host, port: configuration.controlPort, settings: server.settings, timeline: timeline,
-                logger: logger)
+                host: configuration.host, port: configuration.controlPort, settings: server.settings,
+                faults: server.faults, timeline: timeline, logger: logger)
             server.control.withLock { $0 = control }
         } catch {
             try? await listener.channel.close()
@@ -80,6 +83,20 @@ public final class MediaServer: Service, Sendable {
         self.logger = logger
         self.settings = LockedState(MediaServerSettings(throttleBytesPerSecond: configuration.throttleBytesPerSecond))
     }
+
+    /// Adds a fault rule and returns its id; rules are tried in the order added.
+    ///
+    /// - Throws: ``MediaServerError`` saying what is wrong with the rule.
+    @discardableResult
+    public func addFault(_ fault: MediaFault) throws -> Int {
+        if let problem = fault.problem { throw MediaServerError(message: problem) }
+        return faults.withLock { $0.add(fault) }
+    }
+
+    /// The rules in force, with how many requests each matched and fired on.
+    public var faultRules: [MediaFaultStatus] { faults.withLock { $0.status } }
+
+    public func removeAllFaults() { faults.withLock { $0.removeAll() } }
 
     /// Serves until graceful shutdown or cancellation.
     public func run() async throws {
@@ -124,17 +141,72 @@ public final class MediaServer: Service, Sendable {
                     head = nil
                     var exchange = Exchange(request: request, client: client)
                     defer { accessLog?.record(exchange) }
-                    try await respond(to: request, outbound: outbound, exchange: &exchange)
-                    if !request.isKeepAlive { return }
+                    let ending = try await respond(to: request, outbound: outbound, exchange: &exchange)
+                    switch ending {
+                    case .keepAlive where request.isKeepAlive:
+                        continue
+                    case .keepAlive, .closeAfterResponse:
+                        // Closing drains what was written first.
+                        break
+                    case .close:
+                        try await flushed(connection.channel)
+                    case .reset:
+                        try await flushed(connection.channel)
+                        await waitUntilAcknowledged(connection.channel)
+                        // SO_LINGER 0: close sends RST instead of FIN.
+                        try? await (connection.channel as? any SocketOptionProvider)?
+                            .setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                    case .stall:
+                        try await flushed(connection.channel)
+                        // Never another byte: only the client going away or the server closing ends it.
+                        while !Task.isCancelled, connection.channel.isActive {
+                            try? await Task.sleep(for: .seconds(3600))
+                        }
+                    }
+                    return
                 }
             }
         }
     }
 
+    /// Returns once everything written so far has been handed to the socket. Only while a response is
+    /// unfinished (a cut body): it writes an empty body part to learn when the rest is out.
+    private func flushed(_ channel: any Channel) async throws {
+        try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer()))).get()
+    }
+
+    /// Waits (up to five seconds) until the client has acknowledged every segment sent, so that a reset
+    /// lands exactly where the fault says rather than discarding what the kernel still held. (A client
+    /// that stopped reading, with a full window, is not waited for: its bytes were never sent.)
+    private func waitUntilAcknowledged(_ channel: any Channel) async {
+        #if os(Linux)
+        guard let provider = channel as? any SocketOptionProvider else { return }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while ContinuousClock.now < deadline, let info = try? await provider.getTCPInfo().get(),
+            info.tcpi_unacked > 0
+        {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        #endif
+    }
+
+    /// How a response leaves its connection.
+    enum Ending {
+        case keepAlive
+        /// The response is complete; close the connection after it.
+        case closeAfterResponse
+        /// FIN once the response (or the part of it the fault allows) is out.
+        case close
+        /// RST once the client has acknowledged what was sent.
+        case reset
+        /// Open, silent, until the client or the server gives up.
+        case stall
+    }
+
     private func respond(
         to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         exchange: inout Exchange
-    ) async throws {
+    ) async throws -> Ending {
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
@@ -143,31 +215,50 @@ public final class MediaServer: Service, Sendable {
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
             try await finish(request, status: .methodNotAllowed, headers: headers, outbound: outbound, exchange: &exchange)
-            return
+            return .keepAlive
         }
-        guard let resource = MediaResource(root: configuration.root, path: path) else {
+        let fault = faults.withLock { $0.next(for: path) }?.fault
+        if let fault { publishFault(fault, path: path) }
+        switch fault?.fault {
+        case .closeBeforeHeaders?:
+            return .closeAfterResponse
+        case .status?:
+            if let retryAfter = fault?.retryAfter { headers.add(name: "Retry-After", value: "\(retryAfter)") }
+            try await finish(
+                request, status: HTTPResponseStatus(statusCode: fault?.status ?? 503), headers: headers, outbound: outbound,
+                exchange: &exchange)
+            return .keepAlive
+        case .changeETag?:
+            generations.withLock { $0[path, default: 0] += 1 }
+        default:
+            break
+        }
+        let generation = generations.withLock { $0[path] ?? 0 }
+        guard let resource = MediaResource(root: configuration.root, path: path, generation: generation) else {
             try await finish(request, status: .notFound, headers: headers, outbound: outbound, exchange: &exchange)
-            return
+            return .keepAlive
         }
-        headers.add(name: "Accept-Ranges", value: "bytes")
+        let rangesSupported = fault?.fault != .ignoreRange
+        if rangesSupported, fault?.fault != .noAcceptRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
         headers.add(name: "ETag", value: resource.etag)
         headers.add(name: "Last-Modified", value: resource.lastModified)
-        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: resource.validators) {
-            request.headers.first(name: $0)
+        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: resource.validators) { name in
+            if !rangesSupported, name == "range" || name == "if-range" { return nil }
+            return request.headers.first(name: name)
         }
         let status: HTTPResponseStatus
         let body: [BodySegment]
         switch answer {
         case .notModified:
             try await finish(request, status: .notModified, headers: headers, outbound: outbound, exchange: &exchange)
-            return
+            return .keepAlive
         case .preconditionFailed:
             try await finish(request, status: .preconditionFailed, headers: headers, outbound: outbound, exchange: &exchange)
-            return
+            return .keepAlive
         case .rangeNotSatisfiable:
             headers.add(name: "Content-Range", value: "bytes */\(resource.length)")
             try await finish(request, status: .rangeNotSatisfiable, headers: headers, outbound: outbound, exchange: &exchange)
-            return
+            return .keepAlive
         case .full:
             status = .ok
             headers.add(name: "Content-Type", value: resource.contentType)
@@ -183,7 +274,28 @@ public final class MediaServer: Service, Sendable {
             headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
             body = BodySegment.multipart(ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
         }
-        headers.add(name: "Content-Length", value: "\(body.reduce(0) { $0 + $1.count })")
+        let length = body.reduce(0) { $0 + $1.count }
+        // What the body may carry before the fault stops it, and how the connection then ends.
+        var limit = length
+        var ending = Ending.keepAlive
+        var closeAfter = false
+        switch fault?.fault {
+        case .fin?, .reset?, .stall?:
+            // A cut at or past the end leaves the body whole: nothing to cut.
+            limit = fault!.cutOffset(in: length)
+            if limit < length { ending = fault!.fault == .fin ? .close : fault!.fault == .reset ? .reset : .stall }
+            headers.add(name: "Content-Length", value: "\(length)")
+        case .lyingContentLength?:
+            let declared = max(0, length + fault!.by!)
+            headers.add(name: "Content-Length", value: "\(declared)")
+            // Claiming less sends only that much, so the connection stays usable; claiming more sends
+            // everything and closes (after the response, so FIN), leaving the client short.
+            if declared < length { limit = declared } else { ending = .keepAlive; closeAfter = true }
+        case .noContentLength?:
+            break  // NIO frames the body as chunked: the size is unknown to the client.
+        default:
+            headers.add(name: "Content-Length", value: "\(length)")
+        }
         exchange.status = Int(status.code)
         timeline.publish(
             .mediaRequest, source: "media",
@@ -193,18 +305,35 @@ public final class MediaServer: Service, Sendable {
             ])
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
         if request.method == .GET {
-            try await sendBody(body, of: resource, outbound: outbound, sent: &exchange.bodyBytes)
+            try await sendBody(body, limit: limit, of: resource, outbound: outbound, sent: &exchange.bodyBytes)
+        }
+        if ending != .keepAlive {
+            timeline.publish(
+                .mediaFaultFired, source: "media",
+                [
+                    "fault": fault!.fault.rawValue, "path": path, "atByte": "\(exchange.bodyBytes)", "of": "\(length)",
+                    "how": ending == .close ? "FIN" : ending == .reset ? "RST" : "stall",
+                ])
+            return ending
         }
         try await outbound.write(.end(nil))
         timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(exchange.bodyBytes)"])
+        return closeAfter ? .closeAfterResponse : .keepAlive
+    }
+
+    private func publishFault(_ fault: MediaFault, path: String) {
+        var attributes = ["fault": fault.fault.rawValue, "path": path]
+        if let status = fault.status { attributes["status"] = "\(status)" }
+        if let by = fault.by { attributes["by"] = "\(by)" }
+        timeline.publish(.mediaFault, source: "media", attributes)
     }
 
     /// Streams the body, pacing it to the configured rate against a fixed schedule so that scheduling
     /// delays do not accumulate into a slower rate. `sent` counts what went out, for the access log,
     /// even when the client goes away halfway.
     private func sendBody(
-        _ body: [BodySegment], of resource: MediaResource, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        sent: inout Int
+        _ body: [BodySegment], limit: Int, of resource: MediaResource,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, sent: inout Int
     ) async throws {
         let handle = try FileHandle(forReadingFrom: resource.url)
         defer { try? handle.close() }
@@ -216,16 +345,19 @@ public final class MediaServer: Service, Sendable {
             try await Task.sleep(until: start.advanced(by: .seconds(Double(sent) / Double(rate))), clock: .continuous)
         }
         for segment in body {
+            guard sent < limit else { return }
             switch segment {
             case .text(let text):
                 try await pace()
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(string: text))))
-                sent += text.utf8.count
+                let bytes = Array(text.utf8.prefix(limit - sent))
+                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
+                sent += bytes.count
             case .file(let bytes):
                 try handle.seek(toOffset: UInt64(bytes.lowerBound))
                 var done = 0
-                while done < bytes.count {
-                    guard let data = try handle.read(upToCount: min(chunkSize, bytes.count - done)), !data.isEmpty else {
+                while done < bytes.count, sent < limit {
+                    let count = min(chunkSize, bytes.count - done, limit - sent)
+                    guard let data = try handle.read(upToCount: count), !data.isEmpty else {
                         return
                     }
                     try await pace()

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 import Testing
 
 @testable import FakeAPNs
