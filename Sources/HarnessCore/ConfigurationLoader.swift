@@ -1,4 +1,5 @@
 import Foundation
+import MediaServer
 import Yams
 
 /// Reads harness.yml strictly: unknown keys and bad values are errors with file, line and key path.
@@ -54,11 +55,12 @@ public enum ConfigurationLoader {
             if let value = apns["teamId"] { services.apns.teamId = try value.string() }
             if let value = apns["keyId"] { services.apns.keyId = try value.string() }
         }
-        if let media = try entries["media"]?.mapping(known: ["port", "controlPort", "root", "throttle"]) {
+        if let media = try entries["media"]?.mapping(known: ["port", "controlPort", "root", "throttle", "faults"]) {
             if let value = media["port"] { services.media.port = try value.port() }
             if let value = media["controlPort"] { services.media.controlPort = try value.port() }
             if let value = media["root"] { services.media.root = try value.string() }
             if let value = media["throttle"] { services.media.throttle = value.node.null != nil ? nil : try value.rate() }
+            if let value = media["faults"] { services.media.faults = try readFaults(value) }
         }
         if let parse = try entries["parse"]?.mapping(
             known: ["port", "applicationId", "clientKey", "restAPIKey", "masterKey"])
@@ -71,6 +73,32 @@ public enum ConfigurationLoader {
         }
         if let device = entries["device"] { services.device = try readDevice(device, base: services.device) }
         return services
+    }
+
+    /// A list of media faults, each a mapping with the keys of docs/media-control-api.md.
+    private static func readFaults(_ reader: YAMLReader) throws -> [MediaFault] {
+        try reader.sequence().map { item in
+            let entries = try item.mapping(known: [
+                "fault", "path", "count", "probability", "seed", "afterBytes", "afterFraction", "by", "status", "retryAfter",
+            ])
+            guard let kindReader = entries["fault"] else {
+                throw item.error("a fault needs 'fault': one of \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let kind = MediaFault.Kind(rawValue: try kindReader.string()) else {
+                throw kindReader.error(
+                    "unknown fault '\(try kindReader.string())'; known: \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            var fault = MediaFault(kind, path: try entries["path"]?.string(), count: try entries["count"]?.int())
+            fault.probability = try entries["probability"]?.fraction()
+            fault.seed = try entries["seed"].map { UInt64(try $0.int(range: 0...Int.max)) }
+            fault.afterBytes = try entries["afterBytes"]?.int()
+            fault.afterFraction = try entries["afterFraction"]?.fraction()
+            fault.by = try entries["by"]?.int()
+            fault.status = try entries["status"]?.int()
+            fault.retryAfter = try entries["retryAfter"]?.int()
+            if let problem = fault.problem { throw item.error(problem) }
+            return fault
+        }
     }
 
     private static func readDevice(_ reader: YAMLReader, base: DeviceSettings) throws -> DeviceSettings {
@@ -110,8 +138,9 @@ public enum ConfigurationLoader {
         if let apns = try entries["apns"]?.mapping(known: ["coalescingWindow"]), let window = apns["coalescingWindow"] {
             scenario.coalescingWindow = try window.duration()
         }
-        if let media = try entries["media"]?.mapping(known: ["throttle"]), let throttle = media["throttle"] {
-            scenario.mediaThrottle = try throttle.rate()
+        if let media = try entries["media"]?.mapping(known: ["throttle", "faults"]) {
+            if let throttle = media["throttle"] { scenario.mediaThrottle = try throttle.rate() }
+            if let faults = media["faults"] { scenario.mediaFaults = try readFaults(faults) }
         }
         // A scenario's device block overrides the services' one key by key.
         if let device = entries["device"] { scenario.device = try readDevice(device, base: base) }

@@ -1,4 +1,5 @@
 import Foundation
+import MediaServer
 
 /// harness.yml, version 1: the services, the apps under test and the scenarios. Defaults live here.
 public struct HarnessConfiguration: Sendable {
@@ -43,6 +44,8 @@ public struct MediaSettings: Sendable {
     public var root = "Fixtures/media"
     /// Bytes per second; nil for no limit.
     public var throttle: Int?
+    /// Fault rules in force from the start (docs/media-control-api.md).
+    public var faults: [MediaFault] = []
 }
 
 public struct ParseSettings: Sendable {
@@ -75,6 +78,8 @@ public struct Scenario: Sendable {
     public var description: String = ""
     /// Per-scenario overrides of the services' settings.
     public var mediaThrottle: Int?
+    /// Added after the services' own fault rules.
+    public var mediaFaults: [MediaFault] = []
     public var coalescingWindow: Duration?
     public var device: DeviceSettings?
     public var steps: [Step] = []

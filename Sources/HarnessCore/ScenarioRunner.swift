@@ -48,6 +48,7 @@ public struct ScenarioRunner: Sendable {
             let deviceSettings = scenario.device ?? configuration.services.device
             var serviceSettings = configuration.services
             if let window = scenario.coalescingWindow { serviceSettings.apns.coalescingWindow = window }
+            serviceSettings.media.faults += scenario.mediaFaults
             let services = try await ServiceStack.start(
                 services: serviceSettings, deviceSettings: deviceSettings, mediaThrottle: scenario.mediaThrottle,
                 baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),

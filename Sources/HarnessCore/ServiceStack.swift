@@ -36,6 +36,7 @@ public final class ServiceStack: Sendable {
         mediaConfiguration.controlPort = services.media.controlPort
         mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
         mediaConfiguration.accessLog = stateDirectory.appendingPathComponent("media/access_log")
+        mediaConfiguration.faults = services.media.faults
         let media: MediaServer
         do {
             media = try await MediaServer.bind(configuration: mediaConfiguration, timeline: timeline, logger: logger)

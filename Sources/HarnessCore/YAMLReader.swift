@@ -64,6 +64,14 @@ struct YAMLReader {
 
     func port() throws -> Int { try int(range: 0...65535) }
 
+    /// A number from 0 to 1.
+    func fraction() throws -> Double {
+        guard let value = Double(try string().trimmingCharacters(in: .whitespaces)), (0...1).contains(value) else {
+            throw error("expected a number from 0 to 1, found '\(node.string ?? "a collection")'")
+        }
+        return value
+    }
+
     /// `30s`, `500ms`, `2m`, or a number of seconds.
     func duration() throws -> Duration {
         let text = try string().trimmingCharacters(in: .whitespaces)

@@ -35,6 +35,9 @@ public final class MediaServer: Service, Sendable {
     public static func bind(
         configuration: MediaServerConfiguration, timeline: Timeline, logger: Logger = Logger(label: "media")
     ) async throws -> MediaServer {
+        if let problem = configuration.faults.lazy.compactMap(\.problem).first {
+            throw MediaServerError(message: "a media fault cannot be used: \(problem)")
+        }
         let listener: NIOAsyncChannel<Connection, Never>
         do {
             listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -58,6 +61,9 @@ public final class MediaServer: Service, Sendable {
         }
         let server = MediaServer(
             configuration: configuration, listener: listener, timeline: timeline, logger: logger, accessLog: accessLog)
+        server.faults.withLock { plan in
+            for fault in configuration.faults { _ = plan.add(fault) }
+        }
         do {
             let control = try await MediaControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, settings: server.settings,

@@ -13,6 +13,8 @@ public struct MediaServerConfiguration: Sendable {
     public var controlPort = 0
     /// Where the Apache "combined" access log is appended; nil for none.
     public var accessLog: URL?
+    /// Fault rules in force from the start; more can be added through the control API.
+    public var faults: [MediaFault] = []
 
     public init(root: URL) { self.root = root }
 }

@@ -76,6 +76,35 @@ import Testing
         #expect(error(valid.replacingOccurrences(of: "remote-notification]", with: "teleport]"))?.message.contains("unknown background mode") == true)
     }
 
+    @Test func mediaFaultsAreReadForTheServicesAndForAScenario() throws {
+        let text = valid.replacingOccurrences(
+            of: "    throttle: 100KB/s\n",
+            with: "    throttle: 100KB/s\n    faults:\n      - {fault: status, status: 503, retryAfter: 2, count: 1}\n")
+            .replacingOccurrences(
+                of: "    description: d\n",
+                with: "    description: d\n    media:\n      faults:\n        - {fault: reset, afterBytes: 123456, path: /photos/*, count: 1}\n        - {fault: fin, afterFraction: 0.5, probability: 0.25, seed: 7}\n")
+        let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
+        #expect(configuration.services.media.faults.map(\.fault) == [.status])
+        #expect(configuration.services.media.faults.first?.retryAfter == 2)
+        let scenario = try #require(configuration.scenario(named: "first"))
+        #expect(scenario.mediaFaults.map(\.fault) == [.reset, .fin])
+        #expect(scenario.mediaFaults[0].afterBytes == 123_456 && scenario.mediaFaults[0].path == "/photos/*")
+        #expect(scenario.mediaFaults[1].probability == 0.25 && scenario.mediaFaults[1].seed == 7)
+    }
+
+    @Test func badMediaFaultsSayWhatAndWhere() throws {
+        func faulty(_ rule: String) -> ConfigurationError? {
+            error(valid.replacingOccurrences(of: "    throttle: 100KB/s\n", with: "    throttle: 100KB/s\n    faults:\n      - \(rule)\n"))
+        }
+        let unknown = try #require(faulty("{fault: explode}"))
+        #expect(unknown.keyPath == "services.media.faults[0].fault")
+        #expect(unknown.message.contains("unknown fault 'explode'") && unknown.message.contains("closeBeforeHeaders"))
+        #expect(faulty("{fault: reset}")?.message.contains("afterBytes") == true)
+        #expect(faulty("{fault: fin, afterFraction: 2}")?.keyPath == "services.media.faults[0].afterFraction")
+        #expect(faulty("{fault: fin, afterBytes: 1, when: now}")?.message.contains("unknown key 'when'") == true)
+        #expect(faulty("{path: /x}")?.message.contains("needs 'fault'") == true)
+    }
+
     @Test func aStepHasExactlyOneAction() throws {
         let text = valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- {launch: nasa-tv, home: nasa-tv}")
         #expect(error(text)?.message.contains("exactly one of") == true)
