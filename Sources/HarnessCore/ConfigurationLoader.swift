@@ -55,7 +55,13 @@ public enum ConfigurationLoader {
             if let value = apns["teamId"] { services.apns.teamId = try value.string() }
             if let value = apns["keyId"] { services.apns.keyId = try value.string() }
         }
-        if let media = try entries["media"]?.mapping(known: ["port", "controlPort", "root", "throttle", "faults"]) {
+        if let media = try entries["media"]?.mapping(known: [
+            "port", "controlPort", "root", "throttle", "serverThrottle", "burst", "firstByteDelay", "latency", "faults",
+        ]) {
+            if let value = media["serverThrottle"] { services.media.serverThrottle = value.node.null != nil ? nil : try value.rate() }
+            if let value = media["burst"] { services.media.burst = try value.int(range: 1...Int.max) }
+            if let value = media["firstByteDelay"] { services.media.firstByteDelay = try value.duration() }
+            if let value = media["latency"] { services.media.latency = try value.duration() }
             if let value = media["port"] { services.media.port = try value.port() }
             if let value = media["controlPort"] { services.media.controlPort = try value.port() }
             if let value = media["root"] { services.media.root = try value.string() }

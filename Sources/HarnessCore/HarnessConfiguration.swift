@@ -42,8 +42,14 @@ public struct MediaSettings: Sendable {
     public var controlPort = 0
     /// Relative to the directory of harness.yml.
     public var root = "Fixtures/media"
-    /// Bytes per second; nil for no limit.
+    /// Bytes per second for each connection; nil for no limit.
     public var throttle: Int?
+    /// Bytes per second for all connections together; nil for no limit.
+    public var serverThrottle: Int?
+    /// Bytes a throttle lets through at once after a pause; nil for one write's worth.
+    public var burst: Int?
+    public var firstByteDelay: Duration = .zero
+    public var latency: Duration = .zero
     /// Fault rules in force from the start (docs/media-control-api.md).
     public var faults: [MediaFault] = []
 }

@@ -37,6 +37,10 @@ public final class ServiceStack: Sendable {
         mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
         mediaConfiguration.accessLog = stateDirectory.appendingPathComponent("media/access_log")
         mediaConfiguration.faults = services.media.faults
+        mediaConfiguration.settings.serverBytesPerSecond = services.media.serverThrottle
+        mediaConfiguration.settings.burstBytes = services.media.burst
+        mediaConfiguration.settings.firstByteDelayMilliseconds = Int(services.media.firstByteDelay / .milliseconds(1))
+        mediaConfiguration.settings.latencyMilliseconds = Int(services.media.latency / .milliseconds(1))
         let media: MediaServer
         do {
             media = try await MediaServer.bind(configuration: mediaConfiguration, timeline: timeline, logger: logger)

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServiceSupport
 import HarnessTimeline
 import Hummingbird
@@ -6,7 +7,18 @@ import Logging
 /// The media server's control API (plain HTTP on loopback), documented in docs/media-control-api.md.
 enum MediaControlAPI {
     struct SettingsResponse: ResponseEncodable {
-        var throttleBytesPerSecond: Int?
+        var settings: MediaServerSettings
+
+        func encode(to encoder: any Encoder) throws { try settings.encode(to: encoder) }
+    }
+
+    /// A decoding error in words a user can act on.
+    static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): return context.debugDescription
+        case DecodingError.typeMismatch(_, let context): return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        default: return "\(error)"
+        }
     }
 
     struct FaultList: ResponseEncodable {
@@ -48,24 +60,30 @@ enum MediaControlAPI {
             faults.withLock { $0.removeAll() }
             return .noContent
         }
-        router.get("/settings") { _, _ in
-            SettingsResponse(throttleBytesPerSecond: settings.withLock { $0.throttleBytesPerSecond })
-        }
+        router.get("/settings") { _, _ in SettingsResponse(settings: settings.withLock { $0 }) }
         router.put("/settings") { request, context -> SettingsResponse in
+            // A partial update: the keys given change, the others stay.
+            let current = settings.withLock { $0 }
+            let body = try await request.body.collect(upTo: 64 * 1024)
             let update: MediaServerSettings
             do {
-                update = try await request.decode(as: MediaServerSettings.self, context: context)
+                update = try MediaServerSettings.decode(Data(body.readableBytesView), over: current)
             } catch {
-                throw HTTPError(.badRequest, message: #"expected {"throttleBytesPerSecond": <positive integer or null>}"#)
+                throw HTTPError(
+                    .badRequest,
+                    message: #"expected {"throttleBytesPerSecond": <bytes per second or null>, "serverBytesPerSecond", "burstBytes", "firstByteDelayMilliseconds", "latencyMilliseconds"}: \#(describe(error))"#
+                )
             }
-            if let rate = update.throttleBytesPerSecond, rate <= 0 {
-                throw HTTPError(.badRequest, message: "throttleBytesPerSecond must be positive, or null for no limit")
-            }
+            if let problem = update.problem { throw HTTPError(.badRequest, message: problem) }
             settings.withLock { $0 = update }
             timeline.publish(
                 "media.settings.changed", source: "media",
-                ["throttle": update.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none"])
-            return SettingsResponse(throttleBytesPerSecond: update.throttleBytesPerSecond)
+                [
+                    "throttle": update.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none",
+                    "serverThrottle": update.serverBytesPerSecond.map { "\($0) B/s" } ?? "none",
+                    "latency": "\(update.latencyMilliseconds) ms", "firstByteDelay": "\(update.firstByteDelayMilliseconds) ms",
+                ])
+            return SettingsResponse(settings: update)
         }
         return try await RunningHTTPServer.start(router: router, host: host, port: port, logger: logger)
     }

@@ -23,6 +23,8 @@ public final class MediaServer: Service, Sendable {
     private let control = LockedState<RunningHTTPServer?>(nil)
     private let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
+    /// The bucket all connections share, for `serverBytesPerSecond`.
+    private let serverPacing = LockedState(PacingState())
     /// How many times each path's file "changed" (the `changeETag` fault).
     private let generations = LockedState<[String: Int]>([:])
 
@@ -37,6 +39,9 @@ public final class MediaServer: Service, Sendable {
     ) async throws -> MediaServer {
         if let problem = configuration.faults.lazy.compactMap(\.problem).first {
             throw MediaServerError(message: "a media fault cannot be used: \(problem)")
+        }
+        if let problem = configuration.settings.problem {
+            throw MediaServerError(message: "the media server's settings cannot be used: \(problem)")
         }
         let listener: NIOAsyncChannel<Connection, Never>
         do {
@@ -87,7 +92,7 @@ public final class MediaServer: Service, Sendable {
         self.port = listener.channel.localAddress?.port ?? configuration.port
         self.timeline = timeline
         self.logger = logger
-        self.settings = LockedState(MediaServerSettings(throttleBytesPerSecond: configuration.throttleBytesPerSecond))
+        self.settings = LockedState(configuration.settings)
     }
 
     /// Adds a fault rule and returns its id; rules are tried in the order added.
@@ -134,6 +139,7 @@ public final class MediaServer: Service, Sendable {
 
     private func serve(_ connection: Connection) async {
         let client = connection.channel.remoteAddress?.ipAddress ?? "-"
+        let pacing = ConnectionPacing()
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             for try await part in inbound {
@@ -147,7 +153,7 @@ public final class MediaServer: Service, Sendable {
                     head = nil
                     var exchange = Exchange(request: request, client: client)
                     defer { accessLog?.record(exchange) }
-                    let ending = try await respond(to: request, outbound: outbound, exchange: &exchange)
+                    let ending = try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
                     switch ending {
                     case .keepAlive where request.isKeepAlive:
                         continue
@@ -211,9 +217,11 @@ public final class MediaServer: Service, Sendable {
 
     private func respond(
         to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        exchange: inout Exchange
+        pacing: ConnectionPacing, exchange: inout Exchange
     ) async throws -> Ending {
         let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        // Changes to the settings apply to responses that start after them.
+        let current = settings.withLock { $0 }
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
         headers.add(name: "Date", value: HTTPDate.format(Date()))
@@ -309,9 +317,12 @@ public final class MediaServer: Service, Sendable {
                 "method": "\(request.method)", "path": path, "status": "\(status.code)",
                 "range": request.headers.first(name: "range") ?? "",
             ])
+        try await delayFirstByte(current)
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
         if request.method == .GET {
-            try await sendBody(body, limit: limit, of: resource, outbound: outbound, sent: &exchange.bodyBytes)
+            try await sendBody(
+                body, limit: limit, of: resource, settings: current, pacing: pacing, outbound: outbound,
+                sent: &exchange.bodyBytes)
         }
         if ending != .keepAlive {
             timeline.publish(
@@ -334,28 +345,35 @@ public final class MediaServer: Service, Sendable {
         timeline.publish(.mediaFault, source: "media", attributes)
     }
 
-    /// Streams the body, pacing it to the configured rate against a fixed schedule so that scheduling
-    /// delays do not accumulate into a slower rate. `sent` counts what went out, for the access log,
-    /// even when the client goes away halfway.
+    /// Streams the body, each write waiting for its bytes in the connection's bucket and the server's
+    /// (the rates in force when the response started). `sent` counts what went out, for the access
+    /// log, even when the client goes away halfway.
     private func sendBody(
-        _ body: [BodySegment], limit: Int, of resource: MediaResource,
-        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, sent: inout Int
+        _ body: [BodySegment], limit: Int, of resource: MediaResource, settings: MediaServerSettings,
+        pacing: ConnectionPacing, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, sent: inout Int
     ) async throws {
         let handle = try FileHandle(forReadingFrom: resource.url)
         defer { try? handle.close() }
-        let rate = settings.withLock { $0.throttleBytesPerSecond }
-        let chunkSize = rate.map { max(1024, min(65536, $0 / 20)) } ?? 65536
-        let start = ContinuousClock.now
-        func pace() async throws {
-            guard let rate else { return }
-            try await Task.sleep(until: start.advanced(by: .seconds(Double(sent) / Double(rate))), clock: .continuous)
+        let slowest = [settings.throttleBytesPerSecond, settings.serverBytesPerSecond].compactMap { $0 }.min()
+        let chunkSize = MediaServerSettings.chunkSize(rate: slowest)
+        let burst = settings.burstBytes ?? chunkSize
+        func pace(_ bytes: Int) async throws {
+            let now = ContinuousClock.now
+            var due = now
+            if let rate = settings.throttleBytesPerSecond {
+                due = max(due, pacing.reserve(bytes, rate: rate, burst: burst, now: now))
+            }
+            if let rate = settings.serverBytesPerSecond {
+                due = max(due, serverPacing.withLock { $0.reserve(bytes, rate: rate, burst: burst, now: now) })
+            }
+            if due > now { try await Task.sleep(until: due, clock: .continuous) }
         }
         for segment in body {
             guard sent < limit else { return }
             switch segment {
             case .text(let text):
-                try await pace()
                 let bytes = Array(text.utf8.prefix(limit - sent))
+                try await pace(bytes.count)
                 try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
                 sent += bytes.count
             case .file(let bytes):
@@ -366,13 +384,19 @@ public final class MediaServer: Service, Sendable {
                     guard let data = try handle.read(upToCount: count), !data.isEmpty else {
                         return
                     }
-                    try await pace()
+                    try await pace(data.count)
                     try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
                     done += data.count
                     sent += data.count
                 }
             }
         }
+    }
+
+    /// The server's think time and the link's delay, before a response's first byte.
+    private func delayFirstByte(_ settings: MediaServerSettings) async throws {
+        let delay = settings.firstByteDelayMilliseconds + settings.latencyMilliseconds
+        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
     }
 
     private func finish(
@@ -388,6 +412,7 @@ public final class MediaServer: Service, Sendable {
         exchange.status = Int(status.code)
         timeline.publish(
             .mediaRequest, source: "media", ["method": "\(request.method)", "path": request.uri, "status": "\(status.code)"])
+        try await delayFirstByte(settings.withLock { $0 })
         try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
         if !body.isEmpty {
             try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body))))
@@ -430,4 +455,25 @@ enum BodySegment: Equatable {
 public struct MediaServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+}
+
+/// One token bucket, remade when its rate or burst changes.
+struct PacingState {
+    private var bucket: TokenBucket?
+
+    mutating func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        if bucket?.rate != Double(rate) || bucket?.burst != Double(burst) {
+            bucket = TokenBucket(rate: rate, burst: burst, now: now)
+        }
+        return bucket!.reserve(bytes, now: now)
+    }
+}
+
+/// A connection's bucket: it lasts across the responses of a keep-alive connection.
+final class ConnectionPacing {
+    private var state = PacingState()
+
+    func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        state.reserve(bytes, rate: rate, burst: burst, now: now)
+    }
 }

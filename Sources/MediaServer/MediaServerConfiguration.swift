@@ -6,9 +6,13 @@ public struct MediaServerConfiguration: Sendable {
     /// The tutorial's MAMP virtual host listens on 44447.
     public var port = 44447
     public var root: URL
-    /// Bytes per second per response body; nil for no limit. Changeable at run time through the
-    /// control API.
-    public var throttleBytesPerSecond: Int?
+    /// Rates and delays at start-up; changeable at run time through the control API.
+    public var settings = MediaServerSettings()
+    /// Bytes per second for each connection; nil for no limit (``settings``' own field).
+    public var throttleBytesPerSecond: Int? {
+        get { settings.throttleBytesPerSecond }
+        set { settings.throttleBytesPerSecond = newValue }
+    }
     /// The control API (plain HTTP/1.1); 0 picks a free port.
     public var controlPort = 0
     /// Where the Apache "combined" access log is appended; nil for none.

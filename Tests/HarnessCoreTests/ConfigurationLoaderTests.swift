@@ -85,6 +85,13 @@ import Testing
                 with: "    description: d\n    media:\n      faults:\n        - {fault: reset, afterBytes: 123456, path: /photos/*, count: 1}\n        - {fault: fin, afterFraction: 0.5, probability: 0.25, seed: 7}\n")
         let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
         #expect(configuration.services.media.faults.map(\.fault) == [.status])
+        let paced = try ConfigurationLoader.parse(
+            valid.replacingOccurrences(
+                of: "    throttle: 100KB/s\n",
+                with: "    throttle: 100KB/s\n    serverThrottle: 1MB/s\n    burst: 65536\n    latency: 80ms\n    firstByteDelay: 1s\n"),
+            file: "harness.yml")
+        #expect(paced.services.media.serverThrottle == 1_000_000 && paced.services.media.burst == 65_536)
+        #expect(paced.services.media.latency == .milliseconds(80) && paced.services.media.firstByteDelay == .seconds(1))
         #expect(configuration.services.media.faults.first?.retryAfter == 2)
         let scenario = try #require(configuration.scenario(named: "first"))
         #expect(scenario.mediaFaults.map(\.fault) == [.reset, .fin])

@@ -154,3 +154,49 @@ import Testing
         }
     }
 }
+
+/// The rates and delays over real sockets. Only lower bounds: a busy machine can make a transfer
+/// slower, never faster; accuracy is measured in bench/, not here.
+@Suite struct MediaServerPacingTests {
+    func withServer(_ settings: MediaServerSettings, _ test: (MediaServer) async throws -> Void) async throws {
+        let root = try PackagePaths.temporaryDirectory()
+        try Data(MediaServerCurlTests.body).write(to: root.appendingPathComponent("file.bin"))
+        var configuration = MediaServerConfiguration(root: root)
+        configuration.port = 0
+        configuration.settings = settings
+        let server = try await MediaServer.bind(configuration: configuration, timeline: Timeline())
+        do {
+            try await test(server)
+        } catch {
+            await server.close()
+            throw error
+        }
+        await server.close()
+    }
+
+    @Test func theFirstByteWaitsForTheThinkTimeAndTheLatency() async throws {
+        var settings = MediaServerSettings()
+        settings.firstByteDelayMilliseconds = 300
+        settings.latencyMilliseconds = 200
+        try await withServer(settings) { server in
+            let result = try await ChildProcess.run(
+                "curl", ["--silent", "--output", "/dev/null", "--write-out", "%{time_starttransfer}", server.url + "/file.bin"])
+            #expect(try #require(Double(result.standardOutput)) >= 0.5, "\(result.transcript)")
+        }
+    }
+
+    @Test func aServerWideRateIsSharedByEveryConnection() async throws {
+        var settings = MediaServerSettings()
+        settings.serverBytesPerSecond = 400_000
+        try await withServer(settings) { server in
+            // Two downloads of 200,000 bytes at once: alone each would take half a second at this rate;
+            // sharing it, the pair needs a whole one.
+            async let first = ChildProcess.run(
+                "curl", ["--silent", "--output", "/dev/null", "--write-out", "%{time_total}", server.url + "/file.bin"])
+            async let second = ChildProcess.run(
+                "curl", ["--silent", "--output", "/dev/null", "--write-out", "%{time_total}", server.url + "/file.bin"])
+            let times = try await [first, second].map { try #require(Double($0.standardOutput)) }
+            #expect(times.max()! >= 0.9, "\(times)")
+        }
+    }
+}
