@@ -10,30 +10,37 @@ struct MediaResource {
     /// new ETag and a Last-Modified one second later.
     let generation: Int
 
-    /// Resolves a request path under `root`, refusing anything that would leave it.
-    init?(root: URL, path: String, generation: Int = 0) {
+    /// Resolves a request path under `root` (itself already free of symlinks), refusing anything that
+    /// would leave it: `..` and `.` segments, NUL bytes, and symlinks that lead outside.
+    init?(root: String, path: String, generation: Int = 0) {
         guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return nil }
         let components = decoded.split(separator: "/")
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
-        let candidate = components.reduce(root) { $0.appendingPathComponent(String($1)) }.resolvingSymlinksInPath()
-        let base = root.resolvingSymlinksInPath().path
-        guard candidate.path == base || candidate.path.hasPrefix(base + "/") else { return nil }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: candidate.path),
-            attributes[.type] as? FileAttributeType == .typeRegular,
-            let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        self.url = candidate
-        self.length = size
+        // realpath(3) and stat(2) directly: Foundation's equivalents cost a fifth of a small response.
+        guard let resolved = realpath(([root] + components.map(String.init)).joined(separator: "/"), nil) else { return nil }
+        let candidate = String(cString: resolved)
+        free(resolved)
+        guard candidate == root || candidate.hasPrefix(root + "/") else { return nil }
+        var info = stat()
+        guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        self.url = URL(fileURLWithPath: candidate)
+        self.length = Int(info.st_size)
+        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
         self.modified = modified.addingTimeInterval(TimeInterval(generation))
         self.generation = generation
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A strong ETag from the path, size and modification time: stable across restarts while the
     /// file is unchanged.
     var etag: String {
         let seed = "\(url.path)|\(length)|\(Int(modified.timeIntervalSince1970))|\(generation)"
-        let digest = SHA256.hash(data: Data(seed.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
-        return "\"\(digest)\""
+        let digest = SHA256.hash(data: Data(seed.utf8)).prefix(8)
+        var hex: [UInt8] = [UInt8(ascii: "\"")]
+        for byte in digest { hex += [Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]] }
+        hex.append(UInt8(ascii: "\""))
+        return String(decoding: hex, as: UTF8.self)
     }
 
     var lastModified: String { HTTPDate.format(modified) }

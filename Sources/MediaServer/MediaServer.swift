@@ -23,6 +23,8 @@ public final class MediaServer: Service, Sendable {
     private let control = LockedState<RunningHTTPServer?>(nil)
     private let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
+    /// The root with its symlinks resolved, once.
+    private let rootPath: String
     /// The bucket all connections share, for `serverBytesPerSecond`.
     private let serverPacing = LockedState(PacingState())
     /// How many times each path's file "changed" (the `changeETag` fault).
@@ -87,6 +89,7 @@ public final class MediaServer: Service, Sendable {
         logger: Logger, accessLog: AccessLog?
     ) {
         self.accessLog = accessLog
+        self.rootPath = configuration.root.resolvingSymlinksInPath().path
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port
@@ -248,7 +251,7 @@ public final class MediaServer: Service, Sendable {
             break
         }
         let generation = generations.withLock { $0[path] ?? 0 }
-        guard let resource = MediaResource(root: configuration.root, path: path, generation: generation) else {
+        guard let resource = MediaResource(root: rootPath, path: path, generation: generation) else {
             try await finish(request, status: .notFound, headers: headers, outbound: outbound, exchange: &exchange)
             return .keepAlive
         }
@@ -318,13 +321,17 @@ public final class MediaServer: Service, Sendable {
                 "range": request.headers.first(name: "range") ?? "",
             ])
         try await delayFirstByte(current)
-        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
+        // Parts are handed to the channel in batches: each hand-over is a hop between this task and
+        // the connection's event loop, which cost more than a small file itself.
+        var batch = ResponseBatch(outbound: outbound)
+        batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
         if request.method == .GET {
             try await sendBody(
-                body, limit: limit, of: resource, settings: current, pacing: pacing, outbound: outbound,
+                body, limit: limit, of: resource, settings: current, pacing: pacing, batch: &batch,
                 sent: &exchange.bodyBytes)
         }
         if ending != .keepAlive {
+            try await batch.flush()
             timeline.publish(
                 .mediaFaultFired, source: "media",
                 [
@@ -333,7 +340,8 @@ public final class MediaServer: Service, Sendable {
                 ])
             return ending
         }
-        try await outbound.write(.end(nil))
+        batch.append(.end(nil), bytes: 0)
+        try await batch.flush()
         timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(exchange.bodyBytes)"])
         return closeAfter ? .closeAfterResponse : .keepAlive
     }
@@ -350,7 +358,7 @@ public final class MediaServer: Service, Sendable {
     /// log, even when the client goes away halfway.
     private func sendBody(
         _ body: [BodySegment], limit: Int, of resource: MediaResource, settings: MediaServerSettings,
-        pacing: ConnectionPacing, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, sent: inout Int
+        pacing: ConnectionPacing, batch: inout ResponseBatch, sent: inout Int
     ) async throws {
         let handle = try FileHandle(forReadingFrom: resource.url)
         defer { try? handle.close() }
@@ -366,7 +374,11 @@ public final class MediaServer: Service, Sendable {
             if let rate = settings.serverBytesPerSecond {
                 due = max(due, serverPacing.withLock { $0.reserve(bytes, rate: rate, burst: burst, now: now) })
             }
-            if due > now { try await Task.sleep(until: due, clock: .continuous) }
+            if due > now {
+                // What is due goes out before the wait.
+                try await batch.flush()
+                try await Task.sleep(until: due, clock: .continuous)
+            }
         }
         for segment in body {
             guard sent < limit else { return }
@@ -374,7 +386,7 @@ public final class MediaServer: Service, Sendable {
             case .text(let text):
                 let bytes = Array(text.utf8.prefix(limit - sent))
                 try await pace(bytes.count)
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: bytes))))
+                try await batch.add(.body(.byteBuffer(ByteBuffer(bytes: bytes))), bytes: bytes.count)
                 sent += bytes.count
             case .file(let bytes):
                 try handle.seek(toOffset: UInt64(bytes.lowerBound))
@@ -385,7 +397,7 @@ public final class MediaServer: Service, Sendable {
                         return
                     }
                     try await pace(data.count)
-                    try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: data))))
+                    try await batch.add(.body(.byteBuffer(ByteBuffer(bytes: data))), bytes: data.count)
                     done += data.count
                     sent += data.count
                 }
@@ -413,12 +425,11 @@ public final class MediaServer: Service, Sendable {
         timeline.publish(
             .mediaRequest, source: "media", ["method": "\(request.method)", "path": request.uri, "status": "\(status.code)"])
         try await delayFirstByte(settings.withLock { $0 })
-        try await outbound.write(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)))
-        if !body.isEmpty {
-            try await outbound.write(.body(.byteBuffer(ByteBuffer(string: body))))
-            exchange.bodyBytes = body.utf8.count
-        }
-        try await outbound.write(.end(nil))
+        var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: request.version, status: status, headers: headers))]
+        if !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
+        parts.append(.end(nil))
+        try await outbound.write(contentsOf: parts)
+        exchange.bodyBytes = body.utf8.count
     }
 }
 
@@ -475,5 +486,34 @@ final class ConnectionPacing {
 
     func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         state.reserve(bytes, rate: rate, burst: burst, now: now)
+    }
+}
+
+/// Response parts waiting to be handed to the channel together.
+struct ResponseBatch {
+    /// Flushed once this much body is waiting, so a large file streams rather than piling up.
+    static let limit = 256 * 1024
+    let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    private var parts: [HTTPServerResponsePart] = []
+    private var bytes = 0
+
+    init(outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) { self.outbound = outbound }
+
+    mutating func append(_ part: HTTPServerResponsePart, bytes: Int) {
+        parts.append(part)
+        self.bytes += bytes
+    }
+
+    mutating func add(_ part: HTTPServerResponsePart, bytes: Int) async throws {
+        append(part, bytes: bytes)
+        if self.bytes >= Self.limit { try await flush() }
+    }
+
+    mutating func flush() async throws {
+        guard !parts.isEmpty else { return }
+        let ready = parts
+        parts.removeAll(keepingCapacity: true)
+        bytes = 0
+        try await outbound.write(contentsOf: ready)
     }
 }
