@@ -8,19 +8,8 @@
 # 2. The anchor: nghttpd (Debian's nghttp2-server) answering the same POSTs from a static file.
 # 3. FakeAPNs's resident memory with 1000 concurrent connections.
 # Prints a Markdown table for docs/benchmarks.md. Needs h2load, nghttpd, openssl and .venv (ci/test).
-set -euo pipefail
-cd "$(dirname "$0")/.."
 requests="${1:-100000}"
-for tool in h2load nghttpd openssl; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install nghttp2-client nghttp2-server openssl)" >&2; exit 1; }
-done
-python=.venv/bin/python
-[ -x "$python" ] || { echo "bench: run ci/test once to create .venv" >&2; exit 1; }
-
-swift build -c release --product harness >/dev/null
-harness="$(swift build -c release --show-bin-path)/harness"
-work=$(mktemp -d)
-pids=()
+source "$(dirname "$0")/common.sh" "nghttp2-client nghttp2-server openssl" h2load nghttpd openssl
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 "$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" >"$work/serve.log" 2>&1 &
@@ -51,10 +40,10 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -su
     -keyout "$work/nghttpd.key" -out "$work/nghttpd.pem" 2>/dev/null
 mkdir -p "$work/docroot/3/device"
 printf '' >"$work/docroot/3/device/$token"
-nghttpd_port=$("$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+nghttpd_port=$(free_port)
 nghttpd --address=127.0.0.1 --htdocs="$work/docroot" "$nghttpd_port" "$work/nghttpd.key" "$work/nghttpd.pem" >/dev/null 2>&1 &
 pids+=($!)
-for _ in $(seq 1 100); do "$python" -c "import socket; socket.create_connection(('127.0.0.1', $nghttpd_port))" 2>/dev/null && break; sleep 0.1; done
+wait_for_port "$nghttpd_port"
 
 # Two h2load runs; prints "req/s p50 p99 status" (latencies in ms). Requests per second come from a run
 # without --log-file: writing a line per request costs h2load enough of the shared cores to slow the

@@ -9,18 +9,7 @@
 #    four seconds, from 8 KB/s to 32 MB/s.
 # Prints Markdown for docs/benchmarks.md. Needs nginx (apt-get install nginx-light), h2load
 # (nghttp2-client), curl and the .venv that ci/test makes.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-for tool in nginx h2load curl; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install nginx-light nghttp2-client curl)" >&2; exit 1; }
-done
-python=.venv/bin/python
-[ -x "$python" ] || { echo "bench: run ci/test once to create .venv" >&2; exit 1; }
-
-swift build -c release --product harness >/dev/null
-harness="$(swift build -c release --show-bin-path)/harness"
-work=$(mktemp -d)
-pids=()
+source "$(dirname "$0")/common.sh" "nginx-light nghttp2-client curl" nginx h2load curl
 trap 'kill "${pids[@]}" 2>/dev/null || true; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 
 mkdir -p "$work/root" "$work/nginx"
@@ -29,8 +18,6 @@ head -c 1024 /dev/urandom >"$work/root/small.bin"
 # nginx's workers run as another user: they must be able to read the files.
 chmod 755 "$work" "$work/root"
 chmod 644 "$work/root/"*
-free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for_port() { for _ in $(seq 1 100); do "$python" -c "import socket; socket.create_connection(('127.0.0.1', $1))" 2>/dev/null && return; sleep 0.1; done; }
 
 # The media server, alone in a harness.yml of its own.
 printf 'version: 1\nservices:\n  media:\n    port: 0\n    root: %s\n' "$work/root" >"$work/harness.yml"

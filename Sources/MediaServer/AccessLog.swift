@@ -38,7 +38,7 @@ final class AccessLog: Sendable {
         let bytes = exchange.bodyBytes == 0 ? "-" : "\(exchange.bodyBytes)"
         let status = exchange.status == 0 ? "000" : "\(exchange.status)"
         return "\(exchange.client) - - [\(HTTPDate.commonLogFormat(exchange.received))] "
-            + "\"\(escaped("\(request.method) \(request.uri) \(version)"))\" \(status) \(bytes) "
+            + "\"\(escaped("\(request.method.rawValue) \(request.uri) \(version)"))\" \(status) \(bytes) "
             + "\"\(escaped(request.headers.first(name: "referer") ?? "-"))\" "
             + "\"\(escaped(request.headers.first(name: "user-agent") ?? "-"))\"\n"
     }

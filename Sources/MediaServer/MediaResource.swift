@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A file under the server's root, with the validators a client needs to resume a download.
@@ -32,13 +31,15 @@ struct MediaResource {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// A strong ETag from the path, size and modification time: stable across restarts while the
-    /// file is unchanged.
+    /// A strong ETag from the path, size, modification time and generation: stable across restarts
+    /// while the file is unchanged. FNV-1a, 64 bits: it only has to tell versions of one file apart.
     var etag: String {
-        let seed = "\(url.path)|\(length)|\(Int(modified.timeIntervalSince1970))|\(generation)"
-        let digest = SHA256.hash(data: Data(seed.utf8)).prefix(8)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "\(url.path)|\(length)|\(Int(modified.timeIntervalSince1970))|\(generation)".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
         var hex: [UInt8] = [UInt8(ascii: "\"")]
-        for byte in digest { hex += [Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]] }
+        for shift in stride(from: 60, through: 0, by: -4) { hex.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)]) }
         hex.append(UInt8(ascii: "\""))
         return String(decoding: hex, as: UTF8.self)
     }

@@ -23,6 +23,8 @@ public final class MediaServer: Service, Sendable {
     private let control = LockedState<RunningHTTPServer?>(nil)
     private let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
+    private let dateHeader = DateHeader()
+    private let validatorCache = ValidatorCache()
     /// The root with its symlinks resolved, once.
     private let rootPath: String
     /// The bucket all connections share, for `serverBytesPerSecond`.
@@ -227,7 +229,7 @@ public final class MediaServer: Service, Sendable {
         let current = settings.withLock { $0 }
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
-        headers.add(name: "Date", value: HTTPDate.format(Date()))
+        headers.add(name: "Date", value: dateHeader.now())
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
@@ -257,9 +259,11 @@ public final class MediaServer: Service, Sendable {
         }
         let rangesSupported = fault?.fault != .ignoreRange
         if rangesSupported, fault?.fault != .noAcceptRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
-        headers.add(name: "ETag", value: resource.etag)
-        headers.add(name: "Last-Modified", value: resource.lastModified)
-        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: resource.validators) { name in
+        let (etag, lastModified) = validatorCache.validators(of: resource)
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Last-Modified", value: lastModified)
+        let validators = ResourceValidators(etag: etag, lastModified: resource.modified, length: resource.length)
+        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: validators) { name in
             if !rangesSupported, name == "range" || name == "if-range" { return nil }
             return request.headers.first(name: name)
         }
@@ -287,7 +291,7 @@ public final class MediaServer: Service, Sendable {
             body = [.file(bytes)]
         case .multiple(let ranges):
             status = .partialContent
-            let boundary = "PUSHHARNESS-\(resource.etag.filter(\.isHexDigit))"
+            let boundary = "PUSHHARNESS-\(etag.filter(\.isHexDigit))"
             headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
             body = BodySegment.multipart(ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
         }
@@ -317,7 +321,7 @@ public final class MediaServer: Service, Sendable {
         timeline.publish(
             .mediaRequest, source: "media",
             [
-                "method": "\(request.method)", "path": path, "status": "\(status.code)",
+                "method": request.method.rawValue, "path": path, "status": "\(status.code)",
                 "range": request.headers.first(name: "range") ?? "",
             ])
         try await delayFirstByte(current)
@@ -423,7 +427,7 @@ public final class MediaServer: Service, Sendable {
         }
         exchange.status = Int(status.code)
         timeline.publish(
-            .mediaRequest, source: "media", ["method": "\(request.method)", "path": request.uri, "status": "\(status.code)"])
+            .mediaRequest, source: "media", ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
         try await delayFirstByte(settings.withLock { $0 })
         var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: request.version, status: status, headers: headers))]
         if !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
@@ -515,5 +519,45 @@ struct ResponseBatch {
         parts.removeAll(keepingCapacity: true)
         bytes = 0
         try await outbound.write(contentsOf: ready)
+    }
+}
+
+/// The `Date` header, formatted once a second.
+final class DateHeader: Sendable {
+    private let cached = LockedState<(second: Int, text: String)>((-1, ""))
+
+    func now() -> String {
+        let date = Date()
+        let second = Int(date.timeIntervalSince1970)
+        return cached.withLock { cached in
+            if cached.second != second { cached = (second, HTTPDate.format(date)) }
+            return cached.text
+        }
+    }
+}
+
+/// Each file's `ETag` and `Last-Modified`, made again only when its size, time or generation change.
+final class ValidatorCache: Sendable {
+    private struct Key: Hashable {
+        var path: String
+        var length: Int
+        var modified: Double
+        var generation: Int
+    }
+
+    private let cache = LockedState<[Key: (etag: String, lastModified: String)]>([:])
+
+    func validators(of resource: MediaResource) -> (etag: String, lastModified: String) {
+        let key = Key(
+            path: resource.url.path, length: resource.length, modified: resource.modified.timeIntervalSince1970,
+            generation: resource.generation)
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        let made = (resource.etag, resource.lastModified)
+        cache.withLock { cache in
+            // A served tree is small; should one grow past this, start over rather than grow forever.
+            if cache.count >= 10_000 { cache.removeAll() }
+            cache[key] = made
+        }
+        return made
     }
 }
