@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import Logging
 import NIOCore

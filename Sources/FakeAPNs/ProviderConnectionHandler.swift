@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServiceSupport
 import NIOCore
 import NIOHPACK
 import NIOHTTP2

@@ -65,6 +65,8 @@ extension EventKind {
     // MediaServer
     public static let mediaRequest: EventKind = "media.request"
     public static let mediaResponseFinished: EventKind = "media.response.finished"
+    /// A connection sent no complete request in time and was closed (`client`, `after`).
+    public static let mediaRequestTimedOut: EventKind = "media.request.timedOut"
     /// A fault rule matched a request (`fault`, `path`).
     public static let mediaFault: EventKind = "media.fault"
     /// A fault ended a body early (`fault`, `path`, `atByte`, `of`, `how`: FIN, RST or stall).

@@ -55,6 +55,13 @@ public final class MediaServer: Service, Sendable {
                 .bind(host: configuration.host, port: configuration.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        let client = channel.remoteAddress?.ipAddress ?? "-"
+                        try channel.pipeline.syncOperations.addHandler(
+                            RequestTimeoutHandler(timeout: configuration.requestTimeout.timeAmount) {
+                                timeline.publish(
+                                    .mediaRequestTimedOut, source: "media",
+                                    ["client": client, "after": "\(configuration.requestTimeout)"])
+                            })
                         return try Connection(wrappingChannelSynchronously: channel)
                     }
                 }

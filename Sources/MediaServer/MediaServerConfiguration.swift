@@ -19,6 +19,9 @@ public struct MediaServerConfiguration: Sendable {
     public var accessLog: URL?
     /// Fault rules in force from the start; more can be added through the control API.
     public var faults: [MediaFault] = []
+    /// A connection on which no complete request arrives within this (after opening, or after its
+    /// last response) is closed: Apache's `Timeout` is 60 s.
+    public var requestTimeout: Duration = .seconds(60)
 
     public init(root: URL) { self.root = root }
 }

@@ -2,7 +2,7 @@ import NIOCore
 
 extension Duration {
     /// The same span as NIO's `TimeAmount`, to the nanosecond.
-    var timeAmount: TimeAmount {
+    public var timeAmount: TimeAmount {
         .nanoseconds(components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000)
     }
 }
