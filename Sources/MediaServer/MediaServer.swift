@@ -21,7 +21,7 @@ public final class MediaServer: Service, Sendable {
     private let accepting = LockedState<Task<Void, Never>?>(nil)
     private let settings: LockedState<MediaServerSettings>
     private let control = LockedState<RunningHTTPServer?>(nil)
-    private let accessLog: AccessLog?
+    let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
     private let dateHeader = DateHeader()
     private let validatorCache = ValidatorCache()
@@ -48,6 +48,8 @@ public final class MediaServer: Service, Sendable {
             throw MediaServerError(message: "the media server's settings cannot be used: \(problem)")
         }
         let listener: NIOAsyncChannel<Connection, Never>
+        // Connections need the server, which needs the listener: they meet here once both exist.
+        let reference = LockedState<MediaServer?>(nil)
         do {
             listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
@@ -62,6 +64,9 @@ public final class MediaServer: Service, Sendable {
                                     .mediaRequestTimedOut, source: "media",
                                     ["client": client, "after": "\(configuration.requestTimeout)"])
                             })
+                        if let server = reference.withLock({ $0 }) {
+                            try channel.pipeline.syncOperations.addHandler(QuickResponder(server: server, client: client))
+                        }
                         return try Connection(wrappingChannelSynchronously: channel)
                     }
                 }
@@ -80,6 +85,7 @@ public final class MediaServer: Service, Sendable {
         server.faults.withLock { plan in
             for fault in configuration.faults { _ = plan.add(fault) }
         }
+        reference.withLock { $0 = server }
         do {
             let control = try await MediaControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, settings: server.settings,
@@ -227,42 +233,40 @@ public final class MediaServer: Service, Sendable {
         case stall
     }
 
-    private func respond(
-        to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        pacing: ConnectionPacing, exchange: inout Exchange
-    ) async throws -> Ending {
-        let path = String(request.uri.split(separator: "?", maxSplits: 1).first ?? "")
-        // Changes to the settings apply to responses that start after them.
-        let current = settings.withLock { $0 }
+    /// What a request gets, decided at once from the request, the file and the fault in force.
+    enum Reply {
+        /// A status with a one-line text body (errors, 304, 412, 416).
+        case short(HTTPResponseStatus, HTTPHeaders)
+        /// Close before any header.
+        case closeAtOnce
+        /// The file or parts of it; `limit` is where a fault stops the body.
+        case file(
+            HTTPResponseStatus, HTTPHeaders, body: [BodySegment], resource: MediaResource, length: Int, limit: Int,
+            ending: Ending, closeAfter: Bool)
+    }
+
+    /// Decides a request's reply. `fault` is the rule that applies to it (already counted).
+    func reply(to request: HTTPRequestHead, path: String, fault: MediaFault?) -> Reply {
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
         headers.add(name: "Date", value: dateHeader.now())
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
-            try await finish(request, status: .methodNotAllowed, headers: headers, outbound: outbound, exchange: &exchange)
-            return .keepAlive
+            return .short(.methodNotAllowed, headers)
         }
-        let fault = faults.withLock { $0.next(for: path) }?.fault
-        if let fault { publishFault(fault, path: path) }
         switch fault?.fault {
         case .closeBeforeHeaders?:
-            return .closeAfterResponse
+            return .closeAtOnce
         case .status?:
             if let retryAfter = fault?.retryAfter { headers.add(name: "Retry-After", value: "\(retryAfter)") }
-            try await finish(
-                request, status: HTTPResponseStatus(statusCode: fault?.status ?? 503), headers: headers, outbound: outbound,
-                exchange: &exchange)
-            return .keepAlive
-        case .changeETag?:
-            generations.withLock { $0[path, default: 0] += 1 }
+            return .short(HTTPResponseStatus(statusCode: fault?.status ?? 503), headers)
         default:
             break
         }
         let generation = generations.withLock { $0[path] ?? 0 }
         guard let resource = MediaResource(root: rootPath, path: path, generation: generation) else {
-            try await finish(request, status: .notFound, headers: headers, outbound: outbound, exchange: &exchange)
-            return .keepAlive
+            return .short(.notFound, headers)
         }
         let rangesSupported = fault?.fault != .ignoreRange
         if rangesSupported, fault?.fault != .noAcceptRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
@@ -278,15 +282,12 @@ public final class MediaServer: Service, Sendable {
         let body: [BodySegment]
         switch answer {
         case .notModified:
-            try await finish(request, status: .notModified, headers: headers, outbound: outbound, exchange: &exchange)
-            return .keepAlive
+            return .short(.notModified, headers)
         case .preconditionFailed:
-            try await finish(request, status: .preconditionFailed, headers: headers, outbound: outbound, exchange: &exchange)
-            return .keepAlive
+            return .short(.preconditionFailed, headers)
         case .rangeNotSatisfiable:
             headers.add(name: "Content-Range", value: "bytes */\(resource.length)")
-            try await finish(request, status: .rangeNotSatisfiable, headers: headers, outbound: outbound, exchange: &exchange)
-            return .keepAlive
+            return .short(.rangeNotSatisfiable, headers)
         case .full:
             status = .ok
             headers.add(name: "Content-Type", value: resource.contentType)
@@ -318,43 +319,84 @@ public final class MediaServer: Service, Sendable {
             headers.add(name: "Content-Length", value: "\(declared)")
             // Claiming less sends only that much, so the connection stays usable; claiming more sends
             // everything and closes (after the response, so FIN), leaving the client short.
-            if declared < length { limit = declared } else { ending = .keepAlive; closeAfter = true }
+            if declared < length { limit = declared } else { closeAfter = true }
         case .noContentLength?:
             break  // NIO frames the body as chunked: the size is unknown to the client.
         default:
             headers.add(name: "Content-Length", value: "\(length)")
         }
-        exchange.status = Int(status.code)
+        return .file(
+            status, headers, body: body, resource: resource, length: length, limit: limit, ending: ending,
+            closeAfter: closeAfter)
+    }
+
+    private func respond(
+        to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        pacing: ConnectionPacing, exchange: inout Exchange
+    ) async throws -> Ending {
+        let path = request.path
+        // Changes to the settings apply to responses that start after them.
+        let current = settings.withLock { $0 }
+        let fault = request.method == .GET || request.method == .HEAD ? faults.withLock { $0.next(for: path) }?.fault : nil
+        if let fault {
+            publishFault(fault, path: path)
+            if fault.fault == .changeETag { generations.withLock { $0[path, default: 0] += 1 } }
+        }
+        switch reply(to: request, path: path, fault: fault) {
+        case .closeAtOnce:
+            return .closeAfterResponse
+        case .short(let status, let headers):
+            try await finish(request, status: status, headers: headers, outbound: outbound, exchange: &exchange)
+            return .keepAlive
+        case .file(let status, let headers, let body, let resource, let length, let limit, let ending, let closeAfter):
+            exchange.status = Int(status.code)
+            publishRequest(request, path: path, status: status)
+            try await delayFirstByte(current)
+            // Parts are handed to the channel in batches: each hand-over is a hop between this task
+            // and the connection's event loop, which cost more than a small file itself.
+            var batch = ResponseBatch(outbound: outbound)
+            batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
+            if request.method == .GET {
+                try await sendBody(
+                    body, limit: limit, of: resource, settings: current, pacing: pacing, batch: &batch,
+                    sent: &exchange.bodyBytes)
+            }
+            if ending != .keepAlive {
+                try await batch.flush()
+                timeline.publish(
+                    .mediaFaultFired, source: "media",
+                    [
+                        "fault": fault!.fault.rawValue, "path": path, "atByte": "\(exchange.bodyBytes)", "of": "\(length)",
+                        "how": ending == .close ? "FIN" : ending == .reset ? "RST" : "stall",
+                    ])
+                return ending
+            }
+            batch.append(.end(nil), bytes: 0)
+            try await batch.flush()
+            publishFinished(path: path, bytes: exchange.bodyBytes)
+            return closeAfter ? .closeAfterResponse : .keepAlive
+        }
+    }
+
+    func publishFinished(path: String, bytes: Int) {
+        timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(bytes)"])
+    }
+
+    /// No fault rule in force, no throttle and no delay: every request can be answered as it comes.
+    var answersEverythingAtOnce: Bool {
+        let settings = settings.withLock { $0 }
+        return settings.throttleBytesPerSecond == nil && settings.serverBytesPerSecond == nil
+            && settings.firstByteDelayMilliseconds == 0 && settings.latencyMilliseconds == 0
+            && faults.withLock { $0.rules.isEmpty }
+    }
+
+    func publishRequest(_ request: HTTPRequestHead, path: String, status: HTTPResponseStatus) {
         timeline.publish(
             .mediaRequest, source: "media",
             [
                 "method": request.method.rawValue, "path": path, "status": "\(status.code)",
                 "range": request.headers.first(name: "range") ?? "",
             ])
-        try await delayFirstByte(current)
-        // Parts are handed to the channel in batches: each hand-over is a hop between this task and
-        // the connection's event loop, which cost more than a small file itself.
-        var batch = ResponseBatch(outbound: outbound)
-        batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
-        if request.method == .GET {
-            try await sendBody(
-                body, limit: limit, of: resource, settings: current, pacing: pacing, batch: &batch,
-                sent: &exchange.bodyBytes)
-        }
-        if ending != .keepAlive {
-            try await batch.flush()
-            timeline.publish(
-                .mediaFaultFired, source: "media",
-                [
-                    "fault": fault!.fault.rawValue, "path": path, "atByte": "\(exchange.bodyBytes)", "of": "\(length)",
-                    "how": ending == .close ? "FIN" : ending == .reset ? "RST" : "stall",
-                ])
-            return ending
-        }
-        batch.append(.end(nil), bytes: 0)
-        try await batch.flush()
-        timeline.publish(.mediaResponseFinished, source: "media", ["path": path, "bytes": "\(exchange.bodyBytes)"])
-        return closeAfter ? .closeAfterResponse : .keepAlive
     }
 
     private func publishFault(_ fault: MediaFault, path: String) {
@@ -426,22 +468,35 @@ public final class MediaServer: Service, Sendable {
         _ request: HTTPRequestHead, status: HTTPResponseStatus, headers: HTTPHeaders,
         outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, exchange: inout Exchange
     ) async throws {
+        let (parts, bodyBytes) = shortReply(request, status: status, headers: headers)
+        exchange.status = Int(status.code)
+        try await delayFirstByte(settings.withLock { $0 })
+        try await outbound.write(contentsOf: parts)
+        exchange.bodyBytes = bodyBytes
+    }
+
+    /// The parts of a short reply (a status and a one-line text body), published to the timeline.
+    func shortReply(_ request: HTTPRequestHead, status: HTTPResponseStatus, headers: HTTPHeaders)
+        -> (parts: [HTTPServerResponsePart], bodyBytes: Int)
+    {
         var headers = headers
         // A 304 has no body and no Content-Length of its own (RFC 9110 §15.4.5).
         let body = request.method == .HEAD || status == .notModified ? "" : "\(status.code) \(status.reasonPhrase)\n"
         if status != .notModified {
             headers.replaceOrAdd(name: "Content-Length", value: "\(body.utf8.count)")
         }
-        exchange.status = Int(status.code)
         timeline.publish(
             .mediaRequest, source: "media", ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
-        try await delayFirstByte(settings.withLock { $0 })
         var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: request.version, status: status, headers: headers))]
         if !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
         parts.append(.end(nil))
-        try await outbound.write(contentsOf: parts)
-        exchange.bodyBytes = body.utf8.count
+        return (parts, body.utf8.count)
     }
+}
+
+extension HTTPRequestHead {
+    /// The path, without the query.
+    var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
 }
 
 /// One piece of a response body: literal text (a multipart boundary and part headers) or bytes of
