@@ -20,6 +20,11 @@ struct MediaResource {
         let candidate = String(cString: resolved)
         free(resolved)
         guard candidate == root || candidate.hasPrefix(root + "/") else { return nil }
+        self.init(file: candidate, generation: generation)
+    }
+
+    /// A file already resolved under the root: only its type, size and time are read.
+    init?(file candidate: String, generation: Int) {
         var info = stat()
         guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         self.url = URL(fileURLWithPath: candidate)

@@ -19,12 +19,15 @@ public final class MediaServer: Service, Sendable {
     private let timeline: Timeline
     private let logger: Logger
     private let accepting = LockedState<Task<Void, Never>?>(nil)
+    /// Writes the access log's buffered lines every second.
+    private let logFlushing = LockedState<Task<Void, Never>?>(nil)
     private let settings: LockedState<MediaServerSettings>
     private let control = LockedState<RunningHTTPServer?>(nil)
     let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
-    private let dateHeader = DateHeader()
+    private let dateHeader = SecondCache(HTTPDate.format)
     private let validatorCache = ValidatorCache()
+    private let resolver: PathResolver
     /// The root with its symlinks resolved, once.
     private let rootPath: String
     /// The bucket all connections share, for `serverBytesPerSecond`.
@@ -96,6 +99,16 @@ public final class MediaServer: Service, Sendable {
             throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.media.controlPort")
         }
         server.accepting.withLock { $0 = Task { await server.acceptConnections() } }
+        if let accessLog {
+            server.logFlushing.withLock {
+                $0 = Task {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(1))
+                        accessLog.flush()
+                    }
+                }
+            }
+        }
         return server
     }
 
@@ -105,6 +118,7 @@ public final class MediaServer: Service, Sendable {
     ) {
         self.accessLog = accessLog
         self.rootPath = configuration.root.resolvingSymlinksInPath().path
+        self.resolver = PathResolver(root: rootPath)
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port
@@ -140,6 +154,7 @@ public final class MediaServer: Service, Sendable {
         try? await listener.channel.close()
         await task?.value
         await control.withLock { $0 }?.stop()
+        logFlushing.withLock { $0 }?.cancel()
         accessLog?.close()
     }
 
@@ -249,7 +264,7 @@ public final class MediaServer: Service, Sendable {
     func reply(to request: HTTPRequestHead, path: String, fault: MediaFault?) -> Reply {
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
-        headers.add(name: "Date", value: dateHeader.now())
+        headers.add(name: "Date", value: dateHeader.format(Date()))
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         guard request.method == .GET || request.method == .HEAD else {
             headers.add(name: "Allow", value: "GET, HEAD")
@@ -265,7 +280,7 @@ public final class MediaServer: Service, Sendable {
             break
         }
         let generation = generations.withLock { $0[path] ?? 0 }
-        guard let resource = MediaResource(root: rootPath, path: path, generation: generation) else {
+        guard let resource = resolver.resource(at: path, generation: generation) else {
             return .short(.notFound, headers)
         }
         let rangesSupported = fault?.fault != .ignoreRange
@@ -584,15 +599,17 @@ struct ResponseBatch {
     }
 }
 
-/// The `Date` header, formatted once a second.
-final class DateHeader: Sendable {
+/// A date format applied once a second: the `Date` header, the access log's time.
+final class SecondCache: Sendable {
+    private let format: @Sendable (Date) -> String
     private let cached = LockedState<(second: Int, text: String)>((-1, ""))
 
-    func now() -> String {
-        let date = Date()
-        let second = Int(date.timeIntervalSince1970)
+    init(_ format: @escaping @Sendable (Date) -> String) { self.format = format }
+
+    func format(_ date: Date) -> String {
+        let second = Int(date.timeIntervalSince1970.rounded(.down))
         return cached.withLock { cached in
-            if cached.second != second { cached = (second, HTTPDate.format(date)) }
+            if cached.second != second { cached = (second, format(date)) }
             return cached.text
         }
     }
@@ -621,5 +638,27 @@ final class ValidatorCache: Sendable {
             cache[key] = made
         }
         return made
+    }
+}
+
+/// Request paths resolved to files under the root. A path's resolution (realpath, checked to be
+/// under the root) is kept, so a later request for it costs one stat; the kept file is inside the
+/// root whatever happens to symlinks afterwards, so nothing outside can be served.
+final class PathResolver: Sendable {
+    private let root: String
+    private let resolved = LockedState<[String: String]>([:])
+
+    init(root: String) { self.root = root }
+
+    func resource(at path: String, generation: Int) -> MediaResource? {
+        if let file = resolved.withLock({ $0[path] }), let resource = MediaResource(file: file, generation: generation) {
+            return resource
+        }
+        guard let resource = MediaResource(root: root, path: path, generation: generation) else { return nil }
+        resolved.withLock { resolved in
+            if resolved.count >= 10_000 { resolved.removeAll() }
+            resolved[path] = resource.url.path
+        }
+        return resource
     }
 }
