@@ -9,7 +9,8 @@ struct Exchange {
     var received = Date()
     /// 0 until a status line went out: a connection that ended before is logged with 000.
     var status = 0
-    /// Body bytes actually written, which is less than `Content-Length` when the client went away.
+    /// Body bytes handed to the connection, which is less than `Content-Length` when a fault cut the body
+    /// or the client went away.
     var bodyBytes = 0
 }
 

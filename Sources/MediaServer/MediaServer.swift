@@ -28,8 +28,6 @@ public final class MediaServer: Service, Sendable {
     private let dateHeader = SecondCache(HTTPDate.format)
     private let validatorCache = ValidatorCache()
     private let resolver: PathResolver
-    /// The root with its symlinks resolved, once.
-    private let rootPath: String
     /// The bucket all connections share, for `serverBytesPerSecond`.
     private let serverPacing = LockedState(PacingState())
     /// How many times each path's file "changed" (the `changeETag` fault).
@@ -117,8 +115,7 @@ public final class MediaServer: Service, Sendable {
         logger: Logger, accessLog: AccessLog?
     ) {
         self.accessLog = accessLog
-        self.rootPath = configuration.root.resolvingSymlinksInPath().path
-        self.resolver = PathResolver(root: rootPath)
+        self.resolver = PathResolver(root: configuration.root.resolvingSymlinksInPath().path)
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port

@@ -20,7 +20,9 @@ import Testing
                     return "reset"
         print("garbage:", exchange(bytes(range(256)) * 4 + b"\\r\\n\\r\\n"))
         print("huge header:", exchange(b"GET /file.bin HTTP/1.1\\r\\nHost: x\\r\\nX-Big: " + b"a" * 200000 + b"\\r\\n\\r\\n"))
-        # A request trickled a byte every 0.1 s, never finished: the server must give up first.
+        # A request trickled a byte every 0.1 s, never finished: the server must give up first. The
+        # pause is the abusive client's own pace, not a wait for the server; the loop ends on the
+        # server's close.
         with socket.create_connection(("127.0.0.1", port)) as s:
             started = time.monotonic()
             closed = False
