@@ -100,8 +100,10 @@ let package = Package(
             dependencies: [
                 "DeviceProtocol",
                 "HarnessTimeline",
+                "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,7 +167,10 @@ let package = Package(
             name: "FakeParseTests",
             dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "TestSupport"]
         ),
-        .testTarget(name: "DeviceSimulatorTests", dependencies: ["DeviceSimulator"]),
+        .testTarget(
+            name: "DeviceSimulatorTests",
+            dependencies: ["DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "TestSupport"]
+        ),
         .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline"]),
         .testTarget(
             name: "EndToEndTests",

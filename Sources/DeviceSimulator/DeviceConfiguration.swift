@@ -12,6 +12,8 @@ public struct DeviceConfiguration: Sendable {
     public var suspendAfterBackground: Duration = .seconds(2)
     /// How long a launched app has to connect to the device socket.
     public var launchTimeout: Duration = .seconds(20)
+    /// Timeouts and retries of background transfers (nsurlsessiond).
+    public var transfers = TransferPolicy()
     /// Extra environment for every app (service URLs, keys).
     public var environment: [String: String] = [:]
 

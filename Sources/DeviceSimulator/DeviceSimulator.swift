@@ -32,7 +32,7 @@ public actor DeviceSimulator {
         self.configuration = configuration
         self.timeline = timeline
         self.pushRegistry = pushRegistry
-        self.transferDaemon = TransferDaemon(timeline: timeline)
+        self.transferDaemon = TransferDaemon(timeline: timeline, policy: configuration.transfers)
         self.logger = logger
     }
 

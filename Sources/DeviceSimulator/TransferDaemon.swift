@@ -2,11 +2,32 @@ import AsyncHTTPClient
 import Crypto
 import DeviceProtocol
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// How nsurlsessiond treats a download that goes wrong (ios.md U8, U11).
+public struct TransferPolicy: Sendable, Equatable {
+    /// `timeoutIntervalForRequest`: how long a connection may stay silent (no header, no body byte)
+    /// before the attempt counts as timed out. iOS: 60 s.
+    public var requestTimeout: Duration = .seconds(60)
+    /// `timeoutIntervalForResource`: how long a background task keeps retrying before it fails. iOS: 7 days.
+    public var resourceTimeout: Duration = .seconds(7 * 24 * 3600)
+    /// The wait before the first retry of a background task; it doubles after each attempt that
+    /// received nothing, up to a minute. Apple does not document nsurlsessiond's timing.
+    public var retryDelay: Duration = .seconds(1)
+
+    public init() {}
+}
 
 /// nsurlsessiond: runs background downloads outside the app process, so they survive the app being
 /// suspended or killed, and reports their progress and outcome to the device, which forwards them.
+///
+/// A background session's task whose connection is lost or times out is retried, as iOS does: resumed
+/// from the byte it reached with `Range` and `If-Range` when the server allows it, otherwise started
+/// over, with a timeline event saying which and why. A default session's task fails at once.
 actor TransferDaemon {
     /// What a task reports, in order: progress, then (on success) the finished file, then completion.
     enum Event: Sendable {
@@ -20,20 +41,24 @@ actor TransferDaemon {
         var identifier: String
     }
 
-    private let timeline: Timeline
-    private let httpClient: HTTPClient
-    /// Whether each session is a background one (its tasks outlive the app).
-    private var sessions: [SessionKey: Bool] = [:]
-    private var tasks: [TaskKey: Task<Void, Never>] = [:]
-
     struct TaskKey: Hashable {
         var session: SessionKey
         var taskIdentifier: Int
     }
 
-    init(timeline: Timeline) {
+    private let timeline: Timeline
+    private let policy: TransferPolicy
+    private let httpClient: HTTPClient
+    /// Whether each session is a background one (its tasks outlive the app).
+    private var sessions: [SessionKey: Bool] = [:]
+    private var tasks: [TaskKey: Task<Void, Never>] = [:]
+
+    init(timeline: Timeline, policy: TransferPolicy = TransferPolicy()) {
         self.timeline = timeline
-        self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        self.policy = policy
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: policy.requestTimeout.timeAmount, read: policy.requestTimeout.timeAmount)
+        self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     func createSession(bundleId: String, identifier: String, background: Bool) {
@@ -47,18 +72,18 @@ actor TransferDaemon {
         report: @escaping @Sendable (Event) async -> Bool
     ) throws {
         let session = SessionKey(bundleId: bundleId, identifier: params.session)
-        guard sessions[session] != nil else {
+        guard let background = sessions[session] else {
             throw RPCError.refused("no session '\(params.session)': create it before resuming a task")
         }
         let key = TaskKey(session: session, taskIdentifier: params.taskIdentifier)
         guard tasks[key] == nil else {
             throw RPCError.refused("task \(params.taskIdentifier) of session '\(params.session)' is already running")
         }
-        let timeline = timeline
-        let client = httpClient
+        let download = Download(
+            params: params, file: temporaryFile, retries: background, policy: policy, client: httpClient,
+            timeline: timeline, report: report)
         tasks[key] = Task {
-            await Self.download(
-                params: params, to: temporaryFile, client: client, timeline: timeline, report: report)
+            await download.run()
             self.finished(key)
         }
     }
@@ -79,82 +104,215 @@ actor TransferDaemon {
         for task in running { await task.value }
         try? await httpClient.shutdown()
     }
+}
 
-    private static func download(
-        params: DownloadTaskParams, to file: URL, client: HTTPClient, timeline: Timeline,
-        report: @Sendable (Event) async -> Bool
-    ) async {
-        let session = params.session
-        let taskId = params.taskIdentifier
-        timeline.publish(.transferStarted, source: "transfer", ["session": session, "task": "\(taskId)", "url": params.url])
-        do {
-            guard let url = URL(string: params.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
-                throw TaskError(code: -1000, localizedDescription: "bad URL: \(params.url)")
+/// One download task, over as many attempts as it takes.
+private struct Download: Sendable {
+    let params: DownloadTaskParams
+    let file: URL
+    /// Background sessions retry lost connections and timeouts; default sessions fail.
+    let retries: Bool
+    let policy: TransferPolicy
+    let client: HTTPClient
+    let timeline: Timeline
+    let report: @Sendable (TransferDaemon.Event) async -> Bool
+
+    /// What the task has so far, across attempts.
+    struct Progress {
+        var written: Int64 = 0
+        var expected: Int64 = -1
+        var hasher = SHA256()
+        /// From the last response that carried the file; nil before any.
+        var resume: ResumeValidator?
+    }
+
+    /// An attempt that ended early; `error` is what the app would see if the task gives up.
+    struct Interruption: Error {
+        var error: TaskError
+    }
+
+    func run() async {
+        publish(.transferStarted, ["url": params.url])
+        var progress = Progress()
+        let giveUpAt = ContinuousClock.now + policy.resourceTimeout
+        var delay = policy.retryDelay
+        var attempt = 1
+        while true {
+            let before = progress.written
+            do {
+                let status = try await self.attempt(attempt, &progress)
+                await finish(status: status, progress: progress)
+                return
+            } catch let interruption as Interruption {
+                let retry = retries && !Task.isCancelled && interruption.error.code != -1000
+                    && ContinuousClock.now + delay < giveUpAt
+                guard retry else { return await fail(interruption.error) }
+                var attributes = [
+                    "attempt": "\(attempt)", "bytes": "\(progress.written)", "expected": "\(progress.expected)",
+                    "error": interruption.error.localizedDescription, "code": "\(interruption.error.code)",
+                    "retryIn": "\(delay)",
+                ]
+                if progress.written == 0 {
+                    attributes["next"] = "start"
+                } else if let why = progress.resume?.whyNotResumable {
+                    attributes["next"] = "restart from zero"
+                    attributes["why"] = why
+                } else {
+                    attributes["next"] = "resume from byte \(progress.written)"
+                }
+                publish(.transferInterrupted, attributes)
+                if progress.written > before { delay = policy.retryDelay }
+                do { try await Task.sleep(for: delay) } catch { return await fail(Self.cancelled) }
+                if progress.written == before { delay = min(delay * 2, .seconds(60)) }
+                attempt += 1
+            } catch {
+                return await fail(Self.taskError(for: error))
             }
-            var request = HTTPClientRequest(url: params.url)
-            request.headers.add(name: "User-Agent", value: "nsurlsessiond (PushHarness)")
-            // As on iOS, an HTTP error status still completes the download: the body is the file.
-            let response = try await client.execute(request, timeout: .seconds(300))
-            let expected = Int64(response.headers.first(name: "content-length") ?? "") ?? -1
-            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: file)
-            defer { try? handle.close() }
-            var hasher = SHA256()
-            var written: Int64 = 0
-            var lastPublished = ContinuousClock.now
+        }
+    }
+
+    /// One request: resumes with `Range` + `If-Range` when the task has bytes and the server allows
+    /// it, else (re)starts from zero. Returns the response's status once the body is complete.
+    private func attempt(_ number: Int, _ progress: inout Progress) async throws -> Int {
+        guard let url = URL(string: params.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+            throw Interruption(error: TaskError(code: -1000, localizedDescription: "bad URL: \(params.url)"))
+        }
+        var request = HTTPClientRequest(url: params.url)
+        request.headers.add(name: "User-Agent", value: "nsurlsessiond (PushHarness)")
+        let resumeFrom: Int64? =
+            progress.written > 0 && progress.resume?.whyNotResumable == nil ? progress.written : nil
+        if let resumeFrom, let validator = progress.resume?.validator {
+            request.headers.add(name: "Range", value: "bytes=\(resumeFrom)-")
+            request.headers.add(name: "If-Range", value: validator)
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: policy.requestTimeout.timeAmount)
+        } catch {
+            throw Interruption(error: Self.taskError(for: error))
+        }
+        let headers = response.headers
+        // As on iOS, an HTTP error status still completes the download: the body is the file.
+        let range = headers.first(name: "content-range").flatMap(ContentRange.init)
+        let appending: Bool
+        if let resumeFrom, response.status == .partialContent, let range, range.first == resumeFrom {
+            appending = true
+            progress.expected = range.complete ?? -1
+            publish(
+                .transferResumed,
+                ["attempt": "\(number)", "fromByte": "\(resumeFrom)", "expected": "\(progress.expected)"])
+        } else {
+            appending = false
+            if progress.written > 0 {
+                let why =
+                    resumeFrom == nil
+                    ? progress.resume?.whyNotResumable ?? "the download could not resume"
+                    : response.status == .partialContent
+                        ? "the server answered the resume from byte \(resumeFrom!) with Content-Range \(headers.first(name: "content-range") ?? "(none)")"
+                        : "the server answered \(response.status.code) to Range with If-Range \(progress.resume?.validator ?? ""): the file changed or ranges are not honoured"
+                publish(.transferRestarted, ["attempt": "\(number)", "lostBytes": "\(progress.written)", "why": why])
+            }
+            progress.written = 0
+            progress.hasher = SHA256()
+            progress.expected = Int64(headers.first(name: "content-length") ?? "") ?? -1
+        }
+        progress.resume = ResumeValidator(
+            acceptRanges: headers.first(name: "accept-ranges"), etag: headers.first(name: "etag"),
+            lastModified: headers.first(name: "last-modified"))
+        if !appending { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        var lastPublished = ContinuousClock.now
+        do {
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
                 try handle.write(contentsOf: bytes)
-                hasher.update(data: bytes)
-                written += Int64(bytes.count)
+                progress.hasher.update(data: bytes)
+                progress.written += Int64(bytes.count)
                 _ = await report(
                     .progress(
                         DidWriteDataParams(
-                            session: session, taskIdentifier: taskId, bytesWritten: Int64(bytes.count),
-                            totalBytesWritten: written, totalBytesExpectedToWrite: expected)))
-                if lastPublished.duration(to: .now) >= .milliseconds(250) || written == expected {
+                            session: params.session, taskIdentifier: params.taskIdentifier,
+                            bytesWritten: Int64(bytes.count), totalBytesWritten: progress.written,
+                            totalBytesExpectedToWrite: progress.expected)))
+                if lastPublished.duration(to: .now) >= .milliseconds(250) || progress.written == progress.expected {
                     lastPublished = .now
-                    timeline.publish(
-                        .transferProgress, source: "transfer",
-                        ["session": session, "task": "\(taskId)", "bytes": "\(written)", "expected": "\(expected)"])
+                    publish(.transferProgress, ["bytes": "\(progress.written)", "expected": "\(progress.expected)"])
                 }
             }
-            if expected >= 0, written != expected {
-                throw TaskError(
-                    code: -1005, localizedDescription: "the network connection was lost after \(written) of \(expected) bytes")
-            }
-            let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            timeline.publish(
-                .transferCompleted, source: "transfer",
-                [
-                    "session": session, "task": "\(taskId)", "bytes": "\(written)", "sha256": digest,
-                    "status": "\(response.status.code)",
-                ])
-            let received = await report(
-                .finished(
-                    DidFinishDownloadingParams(
-                        session: session, taskIdentifier: taskId, location: file.path,
-                        statusCode: Int(response.status.code))))
-            if FileManager.default.fileExists(atPath: file.path) {
-                try? FileManager.default.removeItem(at: file)
-                let reason =
-                    received
-                    ? "the app did not move the file in urlSession(_:downloadTask:didFinishDownloadingTo:); it was deleted when the method returned"
-                    : "the app was not running to receive urlSession(_:downloadTask:didFinishDownloadingTo:); the file was deleted"
-                timeline.publish(.transferFileLost, source: "transfer", ["session": session, "task": "\(taskId)", "reason": reason])
-            }
-            _ = await report(.completed(DidCompleteParams(session: session, taskIdentifier: taskId, error: nil)))
         } catch {
-            try? FileManager.default.removeItem(at: file)
-            let taskError =
-                (error as? TaskError)
-                ?? (Task.isCancelled
-                    ? TaskError(code: -999, localizedDescription: "cancelled")
-                    : TaskError(code: -1005, localizedDescription: "\(error)"))
-            timeline.publish(
-                .transferFailed, source: "transfer",
-                ["session": session, "task": "\(taskId)", "code": "\(taskError.code)", "error": taskError.localizedDescription])
-            _ = await report(.completed(DidCompleteParams(session: session, taskIdentifier: taskId, error: taskError)))
+            throw Interruption(error: Self.taskError(for: error, after: progress.written, of: progress.expected))
         }
+        if progress.expected >= 0, progress.written != progress.expected {
+            throw Interruption(
+                error: TaskError(
+                    code: -1005,
+                    localizedDescription:
+                        "the network connection was lost after \(progress.written) of \(progress.expected) bytes"))
+        }
+        return Int(response.status.code)
+    }
+
+    private func finish(status: Int, progress: Progress) async {
+        let digest = progress.hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        publish(.transferCompleted, ["bytes": "\(progress.written)", "sha256": digest, "status": "\(status)"])
+        let received = await report(
+            .finished(
+                DidFinishDownloadingParams(
+                    session: params.session, taskIdentifier: params.taskIdentifier, location: file.path,
+                    statusCode: status)))
+        if FileManager.default.fileExists(atPath: file.path) {
+            try? FileManager.default.removeItem(at: file)
+            let reason =
+                received
+                ? "the app did not move the file in urlSession(_:downloadTask:didFinishDownloadingTo:); it was deleted when the method returned"
+                : "the app was not running to receive urlSession(_:downloadTask:didFinishDownloadingTo:); the file was deleted"
+            publish(.transferFileLost, ["reason": reason])
+        }
+        _ = await report(
+            .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: nil)))
+    }
+
+    private func fail(_ error: TaskError) async {
+        try? FileManager.default.removeItem(at: file)
+        let error = Task.isCancelled ? Self.cancelled : error
+        publish(.transferFailed, ["code": "\(error.code)", "error": error.localizedDescription])
+        _ = await report(
+            .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: error)))
+    }
+
+    private func publish(_ kind: EventKind, _ attributes: [String: String]) {
+        var attributes = attributes
+        attributes["session"] = params.session
+        attributes["task"] = "\(params.taskIdentifier)"
+        timeline.publish(kind, source: "transfer", attributes)
+    }
+
+    static let cancelled = TaskError(code: -999, localizedDescription: "cancelled")
+
+    /// The `NSURLErrorDomain` code iOS would report for a failure of the HTTP client.
+    static func taskError(for error: any Error, after written: Int64 = 0, of expected: Int64 = -1) -> TaskError {
+        if let error = error as? TaskError { return error }
+        if error is CancellationError || Task.isCancelled { return cancelled }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .readTimeout, .deadlineExceeded:
+                return TaskError(code: -1001, localizedDescription: "the request timed out after \(written) bytes")
+            case .connectTimeout:
+                return TaskError(code: -1001, localizedDescription: "the request timed out connecting")
+            case .cancelled:
+                return cancelled
+            default:
+                break
+            }
+        }
+        if error is NIOConnectionError || (error as? IOError)?.errnoCode == ECONNREFUSED {
+            return TaskError(code: -1004, localizedDescription: "could not connect to the server: \(error)")
+        }
+        let of = expected >= 0 ? " of \(expected)" : ""
+        let cause = (error as? IOError).map { String(cString: strerror($0.errnoCode)).lowercased() } ?? "\(error)"
+        return TaskError(
+            code: -1005, localizedDescription: "the network connection was lost after \(written)\(of) bytes (\(cause))")
     }
 }

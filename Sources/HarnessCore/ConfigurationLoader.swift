@@ -109,10 +109,16 @@ public enum ConfigurationLoader {
 
     private static func readDevice(_ reader: YAMLReader, base: DeviceSettings) throws -> DeviceSettings {
         var settings = base
-        let entries = try reader.mapping(known: ["backgroundPushBudget", "suspendAfterBackground", "launchTimeout"])
+        let entries = try reader.mapping(known: [
+            "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
+            "transferResourceTimeout", "transferRetryDelay",
+        ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
         if let value = entries["launchTimeout"] { settings.launchTimeout = try value.duration() }
+        if let value = entries["transferRequestTimeout"] { settings.transfers.requestTimeout = try value.duration() }
+        if let value = entries["transferResourceTimeout"] { settings.transfers.resourceTimeout = try value.duration() }
+        if let value = entries["transferRetryDelay"] { settings.transfers.retryDelay = try value.duration() }
         return settings
     }
 

@@ -1,3 +1,4 @@
+import DeviceSimulator
 import Foundation
 import MediaServer
 
@@ -66,6 +67,8 @@ public struct DeviceSettings: Sendable {
     public var backgroundPushBudget: Duration = .seconds(30)
     public var suspendAfterBackground: Duration = .seconds(2)
     public var launchTimeout: Duration = .seconds(20)
+    /// Timeouts and retries of background transfers.
+    public var transfers = TransferPolicy()
 }
 
 public struct AppConfiguration: Sendable {

@@ -79,6 +79,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.backgroundPushBudget = deviceSettings.backgroundPushBudget
         deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
         deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
+        deviceConfiguration.transfers = deviceSettings.transfers
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

@@ -75,14 +75,14 @@ struct YAMLReader {
     /// `30s`, `500ms`, `2m`, or a number of seconds.
     func duration() throws -> Duration {
         let text = try string().trimmingCharacters(in: .whitespaces)
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60)]
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
             if let number = Double(text.dropLast(suffix.count)), number >= 0 {
                 return .milliseconds(Int64((number * factor * 1000).rounded()))
             }
         }
         if let seconds = Double(text), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
-        throw error("expected a duration such as 30s, 500ms or 2m, found '\(text)'")
+        throw error("expected a duration such as 30s, 500ms, 2m, 1h or 7d, found '\(text)'")
     }
 
     /// `100KB/s`, `1.5MB/s`, `64KiB/s`, or bytes per second as an integer.

@@ -54,6 +54,13 @@ extension EventKind {
     public static let transferProgress: EventKind = "transfer.progress"
     public static let transferCompleted: EventKind = "transfer.completed"
     public static let transferFailed: EventKind = "transfer.failed"
+    /// An attempt of a background task ended early; it will be retried (`next`: `resume from byte N`,
+    /// `restart from zero` with `why`, or `start`).
+    public static let transferInterrupted: EventKind = "transfer.interrupted"
+    /// A retry continued from where the last attempt stopped (`fromByte`), with `Range` and `If-Range`.
+    public static let transferResumed: EventKind = "transfer.resumed"
+    /// A retry started the file over, losing `lostBytes`, and `why`.
+    public static let transferRestarted: EventKind = "transfer.restarted"
     public static let transferFileLost: EventKind = "transfer.file.lost"
 
     // the app under test, as reported through the device protocol

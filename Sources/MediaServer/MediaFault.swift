@@ -32,6 +32,15 @@ public struct MediaFault: Codable, Sendable, Equatable {
         case ignoreRange
         /// Leave out `Accept-Ranges` but still honour `Range`.
         case noAcceptRanges
+
+        /// Whether the fault only changes the response's headers (and how `Range` is read), so that it
+        /// can apply together with a fault that ends or replaces the response.
+        public var onlyChangesHeaders: Bool {
+            switch self {
+            case .changeETag, .ignoreRange, .noAcceptRanges, .noContentLength: true
+            case .fin, .reset, .stall, .closeBeforeHeaders, .lyingContentLength, .status: false
+            }
+        }
     }
 
     public var fault: Kind
@@ -123,8 +132,24 @@ enum Glob {
     }
 }
 
-/// The faults in force and how often each has fired. Decides, request by request, which fault (the
-/// first rule that matches and is due) applies.
+/// The faults one request gets: at most one that ends or replaces the response (a cut, a stall, a
+/// status, a lying length, a close), and any number that only change its headers.
+struct AppliedFaults: Equatable {
+    var ending: MediaFault?
+    var headerChanges: Set<MediaFault.Kind> = []
+
+    static let none = AppliedFaults()
+
+    var isEmpty: Bool { ending == nil && headerChanges.isEmpty }
+
+    func contains(_ kind: MediaFault.Kind) -> Bool {
+        ending?.fault == kind || headerChanges.contains(kind)
+    }
+}
+
+/// The faults in force and how often each has fired. Decides, request by request, which faults apply:
+/// every rule that matches and is due, except that of the rules that end or replace the response only
+/// the first one does (the others stay due for later requests).
 struct MediaFaultPlan {
     struct Rule {
         var id: Int
@@ -161,19 +186,23 @@ struct MediaFaultPlan {
         rules.map { MediaFaultStatus(id: $0.id, rule: $0.fault, matched: $0.matched, fired: $0.fired) }
     }
 
-    /// The fault for the next request to `path`, if any; counts it as fired.
-    mutating func next(for path: String) -> (id: Int, fault: MediaFault)? {
+    /// The faults for the next request to `path`, each counted as fired; ``AppliedFaults/none`` when
+    /// no rule applies.
+    mutating func next(for path: String) -> AppliedFaults {
+        var applied = AppliedFaults()
         for index in rules.indices where rules[index].fault.matches(path: path) {
             let fault = rules[index].fault
             if let count = fault.count, rules[index].fired >= count { continue }
+            let onlyHeaders = fault.fault.onlyChangesHeaders
+            if !onlyHeaders, applied.ending != nil { continue }
             rules[index].matched += 1
             if let probability = fault.probability {
                 let draw = Double(rules[index].random.next() >> 11) / Double(1 << 53)
                 guard draw < probability else { continue }
             }
             rules[index].fired += 1
-            return (rules[index].id, fault)
+            if onlyHeaders { applied.headerChanges.insert(fault.fault) } else { applied.ending = fault }
         }
-        return nil
+        return applied
     }
 }

@@ -257,8 +257,9 @@ public final class MediaServer: Service, Sendable {
             ending: Ending, closeAfter: Bool)
     }
 
-    /// Decides a request's reply. `fault` is the rule that applies to it (already counted).
-    func reply(to request: HTTPRequestHead, path: String, fault: MediaFault?) -> Reply {
+    /// Decides a request's reply. `faults` are the rules that apply to it (already counted).
+    func reply(to request: HTTPRequestHead, path: String, faults: AppliedFaults) -> Reply {
+        let fault = faults.ending
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
         headers.add(name: "Date", value: dateHeader.format(Date()))
@@ -280,8 +281,8 @@ public final class MediaServer: Service, Sendable {
         guard let resource = resolver.resource(at: path, generation: generation) else {
             return .short(.notFound, headers)
         }
-        let rangesSupported = fault?.fault != .ignoreRange
-        if rangesSupported, fault?.fault != .noAcceptRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
+        let rangesSupported = !faults.contains(.ignoreRange)
+        if rangesSupported, !faults.contains(.noAcceptRanges) { headers.add(name: "Accept-Ranges", value: "bytes") }
         let (etag, lastModified) = validatorCache.validators(of: resource)
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Last-Modified", value: lastModified)
@@ -320,22 +321,22 @@ public final class MediaServer: Service, Sendable {
         var limit = length
         var ending = Ending.keepAlive
         var closeAfter = false
+        // Without a length the body is framed as chunked: the size is unknown to the client.
+        let declaresLength = !faults.contains(.noContentLength)
         switch fault?.fault {
         case .fin?, .reset?, .stall?:
             // A cut at or past the end leaves the body whole: nothing to cut.
             limit = fault!.cutOffset(in: length)
             if limit < length { ending = fault!.fault == .fin ? .close : fault!.fault == .reset ? .reset : .stall }
-            headers.add(name: "Content-Length", value: "\(length)")
+            if declaresLength { headers.add(name: "Content-Length", value: "\(length)") }
         case .lyingContentLength?:
             let declared = max(0, length + fault!.by!)
             headers.add(name: "Content-Length", value: "\(declared)")
             // Claiming less sends only that much, so the connection stays usable; claiming more sends
             // everything and closes (after the response, so FIN), leaving the client short.
             if declared < length { limit = declared } else { closeAfter = true }
-        case .noContentLength?:
-            break  // NIO frames the body as chunked: the size is unknown to the client.
         default:
-            headers.add(name: "Content-Length", value: "\(length)")
+            if declaresLength { headers.add(name: "Content-Length", value: "\(length)") }
         }
         return .file(
             status, headers, body: body, resource: resource, length: length, limit: limit, ending: ending,
@@ -349,12 +350,14 @@ public final class MediaServer: Service, Sendable {
         let path = request.path
         // Changes to the settings apply to responses that start after them.
         let current = settings.withLock { $0 }
-        let fault = request.method == .GET || request.method == .HEAD ? faults.withLock { $0.next(for: path) }?.fault : nil
-        if let fault {
-            publishFault(fault, path: path)
-            if fault.fault == .changeETag { generations.withLock { $0[path, default: 0] += 1 } }
+        let applied = request.method == .GET || request.method == .HEAD ? faults.withLock { $0.next(for: path) } : .none
+        for kind in applied.headerChanges.sorted(by: { $0.rawValue < $1.rawValue }) {
+            publishFault(MediaFault(kind), path: path)
         }
-        switch reply(to: request, path: path, fault: fault) {
+        if let fault = applied.ending { publishFault(fault, path: path) }
+        if applied.contains(.changeETag) { generations.withLock { $0[path, default: 0] += 1 } }
+        let fault = applied.ending
+        switch reply(to: request, path: path, faults: applied) {
         case .closeAtOnce:
             return .closeAfterResponse
         case .short(let status, let headers):

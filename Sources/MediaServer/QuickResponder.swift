@@ -57,7 +57,7 @@ final class QuickResponder: ChannelInboundHandler {
     /// The reply, when this request can be answered here.
     private func quickReply(to request: HTTPRequestHead) -> MediaServer.Reply? {
         guard server.answersEverythingAtOnce else { return nil }
-        let reply = server.reply(to: request, path: request.path, fault: nil)
+        let reply = server.reply(to: request, path: request.path, faults: .none)
         switch reply {
         case .short:
             return reply

@@ -33,11 +33,7 @@ import Glibc
             scenarios:
               photo:
                 steps:
-                  - launch: nasa-tv
-                  - waitFor: {event: parse.installation.saved, timeout: 30s}
-                  - home: nasa-tv
-                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
-                  - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+            \(ScenarioFixtures.silentPushSteps(indent: 6))
                 expect:
                   chain: [transfer.completed, app.fetchCompleted]
             """

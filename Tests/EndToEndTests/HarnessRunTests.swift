@@ -4,12 +4,8 @@ import Testing
 
 /// The built `harness` binary, run as a user runs it, on the real catalogue and on a buggy app.
 @Suite struct HarnessRunTests {
-    var harness: String { PackagePaths.binaries.appendingPathComponent("harness").path }
-
     func run(_ arguments: [String]) async throws -> ChildProcess {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: harness), "build first: swift build (ci/test does), no \(harness)")
-        return try await ChildProcess.run(harness, arguments, currentDirectory: PackagePaths.root)
+        try await HarnessCommand.run(arguments)
     }
 
     @Test func silentPushPhotoPassesAndWritesItsReport() async throws {
@@ -59,11 +55,7 @@ import Testing
             scenarios:
               forgets-completion-handler:
                 steps:
-                  - launch: forgetful
-                  - waitFor: {event: parse.installation.saved, timeout: 30s}
-                  - home: forgetful
-                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
-                  - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+            \(ScenarioFixtures.silentPushSteps(app: "forgetful", indent: 6))
                 expect:
                   within: 30s
                   chain:

@@ -10,12 +10,30 @@ import Testing
         var plan = MediaFaultPlan()
         _ = plan.add(MediaFault(.status, path: "/videos/*", count: 2))
         _ = plan.add(MediaFault(.fin, path: "*.jpg"))
-        #expect(plan.next(for: "/videos/discovery.mp4")?.fault.fault == .status)
-        #expect(plan.next(for: "/photos/dailyphoto.jpg")?.fault.fault == .fin)
-        #expect(plan.next(for: "/videos/a/b.mp4")?.fault.fault == .status)
-        #expect(plan.next(for: "/videos/discovery.mp4") == nil, "count 2 is spent")
-        #expect(plan.next(for: "/downloads/42.mp3") == nil)
+        #expect(plan.next(for: "/videos/discovery.mp4").ending?.fault == .status)
+        #expect(plan.next(for: "/photos/dailyphoto.jpg").ending?.fault == .fin)
+        #expect(plan.next(for: "/videos/a/b.mp4").ending?.fault == .status)
+        #expect(plan.next(for: "/videos/discovery.mp4").isEmpty, "count 2 is spent")
+        #expect(plan.next(for: "/downloads/42.mp3").isEmpty)
         #expect(plan.status.map(\.fired) == [2, 1])
+    }
+
+    @Test func headerFaultsComposeWithTheFirstEndingFault() {
+        var plan = MediaFaultPlan()
+        _ = plan.add(MediaFault(.noAcceptRanges))
+        var cut = MediaFault(.reset, count: 1)
+        cut.afterFraction = 0.5
+        _ = plan.add(cut)
+        _ = plan.add(MediaFault(.closeBeforeHeaders, count: 1))
+        _ = plan.add(MediaFault(.changeETag, count: 1))
+        let first = plan.next(for: "/photos/dailyphoto.jpg")
+        #expect(first.ending == cut)
+        #expect(first.headerChanges == [.noAcceptRanges, .changeETag])
+        let second = plan.next(for: "/photos/dailyphoto.jpg")
+        #expect(second.ending?.fault == .closeBeforeHeaders, "the second ending rule stayed due")
+        #expect(second.headerChanges == [.noAcceptRanges])
+        #expect(plan.next(for: "/photos/dailyphoto.jpg") == AppliedFaults(headerChanges: [.noAcceptRanges]))
+        #expect(plan.status.map(\.fired) == [3, 1, 1, 1])
     }
 
     @Test func aSeededProbabilityRepeatsExactly() {
@@ -26,7 +44,7 @@ import Testing
             fault.seed = 42
             fault.afterBytes = 10
             _ = plan.add(fault)
-            return (0..<200).map { _ in plan.next(for: "/x") != nil }
+            return (0..<200).map { _ in !plan.next(for: "/x").isEmpty }
         }
         let first = pattern()
         #expect(first == pattern())
@@ -58,9 +76,7 @@ import Testing
     static let path = "/photos/dailyphoto.jpg"
 
     func withServer(_ test: (MediaServer, URL, Timeline) async throws -> Void) async throws {
-        let root = try PackagePaths.temporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
-        try Data(Self.body).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
+        let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         let timeline = Timeline()

@@ -9,9 +9,7 @@ import Testing
     static let body: [UInt8] = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
 
     func startServer(throttle: Int? = nil) async throws -> (MediaServer, URL) {
-        let root = try PackagePaths.temporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
-        try Data(Self.body).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
+        let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         configuration.throttleBytesPerSecond = throttle

@@ -12,9 +12,7 @@ import Testing
 
     /// A server over a fresh copy of the fixture, with its access log in the same folder.
     func withServer(_ test: (MediaServer, URL) async throws -> Void) async throws {
-        let root = try PackagePaths.temporaryDirectory()
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
-        try Data(Self.body).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
+        let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         configuration.accessLog = root.appendingPathComponent("logs/access_log")

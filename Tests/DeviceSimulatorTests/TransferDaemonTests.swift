@@ -1,0 +1,178 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+import MediaServer
+import TestSupport
+import Testing
+
+@testable import DeviceSimulator
+
+/// nsurlsessiond's retries against the real media server and its faults: what a background task does
+/// when its connection is cut, stalls, or the file changes, and what a default session does instead.
+@Suite struct TransferDaemonTests {
+    static let body: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
+    static let path = "/photos/dailyphoto.jpg"
+
+    /// What the "app" saw: it moves the finished file to `kept`, as the tutorial's delegate does.
+    actor App {
+        let kept: URL
+        var completion: DidCompleteParams?
+        var waiters: [CheckedContinuation<DidCompleteParams, Never>] = []
+
+        init(kept: URL) { self.kept = kept }
+
+        func receive(_ event: TransferDaemon.Event) -> Bool {
+            switch event {
+            case .progress:
+                break
+            case .finished(let params):
+                try? FileManager.default.moveItem(atPath: params.location, toPath: kept.path)
+            case .completed(let params):
+                completion = params
+                for waiter in waiters { waiter.resume(returning: params) }
+                waiters.removeAll()
+            }
+            return true
+        }
+
+        func completed() async -> DidCompleteParams {
+            if let completion { return completion }
+            return await withCheckedContinuation { waiters.append($0) }
+        }
+    }
+
+    struct Run {
+        var completion: DidCompleteParams
+        var file: Data?
+        var timeline: Timeline
+        var temporaryFile: URL
+
+        func events(_ kind: EventKind) -> [[String: String]] {
+            timeline.events.filter { $0.kind == kind }.map(\.attributes)
+        }
+    }
+
+    func download(
+        background: Bool = true, faults: [MediaFault], policy: (inout TransferPolicy) -> Void = { _ in }
+    ) async throws -> Run {
+        let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
+        var configuration = MediaServerConfiguration(root: root)
+        configuration.port = 0
+        configuration.faults = faults
+        let timeline = Timeline()
+        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        var transferPolicy = TransferPolicy()
+        transferPolicy.retryDelay = .milliseconds(100)
+        policy(&transferPolicy)
+        let daemon = TransferDaemon(timeline: timeline, policy: transferPolicy)
+        let app = App(kept: root.appendingPathComponent("kept.jpg"))
+        let temporaryFile = root.appendingPathComponent("CFNetworkDownload_1.tmp")
+        do {
+            await daemon.createSession(bundleId: "com.example", identifier: "photos", background: background)
+            try await daemon.resume(
+                bundleId: "com.example",
+                params: DownloadTaskParams(session: "photos", taskIdentifier: 1, url: server.url + Self.path),
+                temporaryFile: temporaryFile
+            ) { event in await app.receive(event) }
+            let completion = await app.completed()
+            await daemon.shutdown()
+            await server.close()
+            return Run(
+                completion: completion, file: FileManager.default.contents(atPath: app.kept.path), timeline: timeline,
+                temporaryFile: temporaryFile)
+        } catch {
+            await daemon.shutdown()
+            await server.close()
+            throw error
+        }
+    }
+
+    func cut(_ kind: MediaFault.Kind, at byte: Int, count: Int? = 1) -> MediaFault {
+        var fault = MediaFault(kind, path: Self.path, count: count)
+        fault.afterBytes = byte
+        return fault
+    }
+
+    /// Where the first attempt stopped: the cut, or a little before it when the client had bytes in its
+    /// buffers that the reset discarded.
+    func stop(_ run: Run, cutAt byte: Int) throws -> Int {
+        let interrupted = try #require(run.events(.transferInterrupted).first)
+        let bytes = try #require(interrupted["bytes"].flatMap { Int($0) })
+        #expect((1...byte).contains(bytes), "\(interrupted)")
+        return bytes
+    }
+
+    @Test func aResetBackgroundDownloadResumesWithRangeAndIfRangeToAnIdenticalFile() async throws {
+        let run = try await download(faults: [cut(.reset, at: 123_456)])
+        #expect(run.completion.error == nil)
+        #expect(run.file == Data(Self.body))
+        let stop = try stop(run, cutAt: 123_456)
+        let interrupted = try #require(run.events(.transferInterrupted).first)
+        #expect(interrupted["next"] == "resume from byte \(stop)")
+        #expect(interrupted["code"] == "-1005")
+        #expect(run.events(.transferResumed).map { $0["fromByte"] } == ["\(stop)"])
+        let requests = run.events(.mediaRequest)
+        #expect(requests.map { $0["status"] } == ["200", "206"])
+        #expect(requests.last?["range"] == "bytes=\(stop)-")
+        #expect(run.events(.transferRestarted).isEmpty)
+        let completed = try #require(run.events(.transferCompleted).first)
+        #expect(completed["bytes"] == "\(Self.body.count)")
+    }
+
+    @Test func withoutAcceptRangesTheRetryStartsOverAndSaysWhy() async throws {
+        let run = try await download(faults: [MediaFault(.noAcceptRanges, path: Self.path), cut(.fin, at: 100_000)])
+        #expect(run.completion.error == nil)
+        #expect(run.file == Data(Self.body))
+        #expect(run.events(.transferInterrupted).first?["next"] == "restart from zero")
+        let restarted = try #require(run.events(.transferRestarted).first)
+        #expect(restarted["why"] == "the server sent no Accept-Ranges: bytes")
+        #expect(restarted["lostBytes"] == "\(try stop(run, cutAt: 100_000))")
+        #expect(run.events(.mediaRequest).map { $0["range"] } == ["", ""], "no Range is sent to such a server")
+        #expect(run.events(.transferResumed).isEmpty)
+    }
+
+    @Test func aFileThatChangedMeanwhileIsDownloadedWhole() async throws {
+        // The second request sees a new ETag: If-Range no longer matches, so the server sends all of it.
+        let run = try await download(faults: [cut(.reset, at: 50_000), MediaFault(.changeETag, path: Self.path, count: 2)])
+        #expect(run.completion.error == nil)
+        #expect(run.file == Data(Self.body))
+        let requests = run.events(.mediaRequest)
+        #expect(requests.map { $0["status"] } == ["200", "200"])
+        #expect(requests.last?["range"] == "bytes=\(try stop(run, cutAt: 50_000))-")
+        let restarted = try #require(run.events(.transferRestarted).first)
+        #expect(restarted["why"]?.contains("answered 200 to Range with If-Range") == true, "\(restarted)")
+    }
+
+    @Test func aStallTimesOutAndTheRetryResumes() async throws {
+        let run = try await download(faults: [cut(.stall, at: 70_000)]) { $0.requestTimeout = .seconds(2) }
+        #expect(run.completion.error == nil)
+        #expect(run.file == Data(Self.body))
+        let interrupted = try #require(run.events(.transferInterrupted).first)
+        #expect(interrupted["code"] == "-1001", "timed out: \(interrupted)")
+        #expect(interrupted["next"] == "resume from byte \(try stop(run, cutAt: 70_000))")
+    }
+
+    @Test func aDefaultSessionFailsAtOnceAndLeavesNoFile() async throws {
+        let run = try await download(background: false, faults: [cut(.reset, at: 10_000)])
+        #expect(run.completion.error?.code == -1005)
+        #expect(run.events(.transferInterrupted).isEmpty)
+        #expect(run.events(.mediaRequest).count == 1)
+        #expect(run.file == nil)
+        #expect(!FileManager.default.fileExists(atPath: run.temporaryFile.path))
+    }
+
+    @Test func retriesBackOffAndGiveUpAtTheResourceTimeout() async throws {
+        let run = try await download(faults: [MediaFault(.closeBeforeHeaders, path: Self.path)]) {
+            $0.retryDelay = .milliseconds(200)
+            $0.resourceTimeout = .milliseconds(2500)
+        }
+        #expect(run.completion.error?.code == -1005, "\(String(describing: run.completion.error))")
+        // Attempts at about 0, 0.2, 0.6 and 1.4 s; the next would start at 3 s, past the 2.5 s allowed.
+        // A loaded machine may lose the third retry to the deadline, never gain a fourth.
+        let delays = run.events(.transferInterrupted).map { $0["retryIn"] ?? "" }
+        #expect((2...3).contains(delays.count), "\(delays)")
+        #expect(delays == Array(["0.2 seconds", "0.4 seconds", "0.8 seconds"].prefix(delays.count)))
+        #expect(run.events(.transferInterrupted).allSatisfy { $0["next"] == "start" })
+        #expect(run.events(.transferFailed).count == 1)
+    }
+}

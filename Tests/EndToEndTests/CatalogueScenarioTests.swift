@@ -1,0 +1,20 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Catalogue scenarios run as a user runs them, each scenario's own chain and `never` list being the
+/// assertions: FakeAPNs's delivery rules with a real simulated device going offline and online, and
+/// background downloads through media faults.
+@Suite struct CatalogueScenarioTests {
+    @Test(arguments: [
+        "offline-store-and-forward", "offline-expiry", "alert-collapse", "priority-5-coalesced",
+        "resume-after-disconnect", "restart-without-accept-ranges",
+    ])
+    func scenarioPasses(_ scenario: String) async throws {
+        let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.contains("PASS \(scenario)"))
+        let timeline = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
+        #expect(!timeline.isEmpty)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The built `harness` command, run from the package root as a user runs it.
+public enum HarnessCommand {
+    public static var path: String { PackagePaths.binaries.appendingPathComponent("harness").path }
+
+    /// Runs `harness` with `arguments`; fails with a hint when it has not been built.
+    public static func run(_ arguments: [String]) async throws -> ChildProcess {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw NotBuilt(path: path)
+        }
+        return try await ChildProcess.run(path, arguments, currentDirectory: PackagePaths.root)
+    }
+
+    /// Runs a catalogue scenario on free ports, without building the apps, with its report in a new folder.
+    public static func runCatalogueScenario(_ scenario: String) async throws -> (ChildProcess, reports: URL) {
+        let reports = try PackagePaths.temporaryDirectory(scenario)
+        let result = try await run(["run", scenario, "--ephemeral-ports", "--skip-build", "--report-dir", reports.path])
+        return (result, reports)
+    }
+
+    public struct NotBuilt: Error, CustomStringConvertible {
+        var path: String
+        public var description: String { "build first: swift build (ci/test does); there is no \(path)" }
+    }
+}
+
+/// Pieces of scenario files and media roots that several tests share.
+public enum ScenarioFixtures {
+    /// The steps that bring the reference app to suspended and send it a silent push, as YAML list
+    /// items indented by `indent` spaces.
+    public static func silentPushSteps(app: String = "nasa-tv", indent: Int) -> String {
+        let steps = [
+            "- launch: \(app)",
+            "- waitFor: {event: parse.installation.saved, timeout: 30s}",
+            "- home: \(app)",
+            "- waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}",
+            "- push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}",
+        ]
+        let margin = String(repeating: " ", count: indent)
+        return steps.map { margin + $0 }.joined(separator: "\n")
+    }
+
+    /// The reference app's binary and the catalogue's media folder, for scenario files written by tests.
+    public static var nasaTV: String { PackagePaths.binaries.appendingPathComponent("nasa-tv").path }
+    public static var media: String { PackagePaths.root.appendingPathComponent("Fixtures/media").path }
+
+    /// Writes `text` as `harness.yml` in a new folder and returns the file.
+    public static func writeConfiguration(_ text: String, _ name: String = #function) throws -> URL {
+        let file = try PackagePaths.temporaryDirectory(name).appendingPathComponent("harness.yml")
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        return file
+    }
+
+    /// A new media root holding `photo` at `photos/dailyphoto.jpg`.
+    public static func mediaRoot(photo: [UInt8], _ name: String = #function) throws -> URL {
+        let root = try PackagePaths.temporaryDirectory(name)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        try Data(photo).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
+        return root
+    }
+}
