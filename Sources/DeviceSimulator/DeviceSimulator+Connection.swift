@@ -152,7 +152,7 @@ extension DeviceSimulator {
 
     private func presentLocalNotification(_ bundleId: String, _ params: LocalNotificationParams) {
         if let badge = params.applicationIconBadgeNumber { apps[bundleId]?.badge = badge }
-        var attributes = ["bundleId": bundleId]
+        var attributes: EventAttributes = ["bundleId": bundleId]
         attributes["alertBody"] = params.alertBody
         attributes["alertTitle"] = params.alertTitle
         attributes["badge"] = params.applicationIconBadgeNumber.map(String.init)

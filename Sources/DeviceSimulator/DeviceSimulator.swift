@@ -102,7 +102,7 @@ public actor DeviceSimulator {
 
     public func containerPaths(of bundleId: String) -> ContainerPaths? { apps[bundleId]?.container.paths }
 
-    func publish(_ kind: EventKind, _ attributes: [String: String]) {
+    func publish(_ kind: EventKind, _ attributes: EventAttributes) {
         let source = kind.rawValue.hasPrefix("app.") ? "app" : "device"
         timeline.publish(kind, source: source, attributes)
     }

@@ -147,7 +147,7 @@ private struct Download: Sendable {
                 let retry = retries && !Task.isCancelled && interruption.error.code != -1000
                     && ContinuousClock.now + delay < giveUpAt
                 guard retry else { return await fail(interruption.error) }
-                var attributes = [
+                var attributes: EventAttributes = [
                     "attempt": "\(attempt)", "bytes": "\(progress.written)", "expected": "\(progress.expected)",
                     "error": interruption.error.localizedDescription, "code": "\(interruption.error.code)",
                     "retryIn": "\(delay)",
@@ -282,7 +282,7 @@ private struct Download: Sendable {
             .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: error)))
     }
 
-    private func publish(_ kind: EventKind, _ attributes: [String: String]) {
+    private func publish(_ kind: EventKind, _ attributes: EventAttributes) {
         var attributes = attributes
         attributes["session"] = params.session
         attributes["task"] = "\(params.taskIdentifier)"

@@ -206,10 +206,10 @@ public final class DeviceGateway: Sendable {
     }
 
     /// Publishes a decision and returns it as the notification's fate.
-    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: [String: String]) -> Fate {
+    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: EventAttributes) -> Fate {
         timeline.publish(
             kind, source: "apns",
-            attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]) { a, _ in a })
+            attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]))
         return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
     }
 

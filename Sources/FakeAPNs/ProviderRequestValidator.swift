@@ -75,16 +75,15 @@ public struct ProviderRequestValidator: Sendable {
             // With a certificate, the authorization header is ignored.
             guard certificate.environments.contains(environment) else { throw APNsReason.badCertificateEnvironment }
         } else {
-            guard let authorization = request.first("authorization") else { throw APNsReason.missingProviderToken }
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+            guard let authorization = request.first("authorization"), let token = Self.bearerToken(authorization) else {
                 throw APNsReason.missingProviderToken
             }
-            if let refusal = authenticate(String(parts[1])) { throw refusal }
+            if let refusal = authenticate(token) { throw refusal }
         }
 
         // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
-        let deviceToken = rawToken.lowercased()
+        let deviceToken = rawToken.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+            ? rawToken.lowercased() : rawToken
         guard deviceToken.utf8.allSatisfy(Self.isHexDigit), deviceToken.utf8.count.isMultiple(of: 2),
             let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
@@ -93,7 +92,7 @@ public struct ProviderRequestValidator: Sendable {
             throw APNsReason.missingTopic
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
-        let suffix = Self.topicSuffixes.values.first { topic.hasSuffix($0) } ?? ""
+        let suffix = Self.topicSuffixes.values.first { topic.utf8.reversed().starts(with: $0.utf8.reversed()) } ?? ""
         guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
 
         // Headers.
@@ -143,6 +142,16 @@ public struct ProviderRequestValidator: Sendable {
         return AcceptedNotification(
             apnsId: apnsId, deviceToken: deviceToken, topic: record.topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseId: collapseId, payload: String(decoding: request.body, as: UTF8.self))
+    }
+
+    /// The token of an `authorization: bearer <token>` header (the scheme in any case); nil otherwise.
+    public static func bearerToken(_ authorization: String) -> String? {
+        let bytes = authorization.utf8
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let scheme = bytes[..<space]
+        guard scheme.count == 6, scheme.lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8) else { return nil }
+        let token = authorization[bytes.index(after: space)...]
+        return token.isEmpty ? nil : String(token)
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

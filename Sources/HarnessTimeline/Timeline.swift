@@ -17,6 +17,8 @@ public final class Timeline: Sendable {
 
     private let state = LockedState(State())
     private let start = ContinuousClock.now
+    /// The wall-clock time at `start`: an event's date is this plus its elapsed time, one clock read.
+    private let startDate = Date()
     private let retention: Int?
 
     /// - Parameter retention: keep only the newest this many events (for a long-running `harness
@@ -28,13 +30,14 @@ public final class Timeline: Sendable {
 
     /// Appends an event and hands it to every subscriber.
     @discardableResult
-    public func publish(_ kind: EventKind, source: String, _ attributes: [String: String] = [:]) -> TimelineEvent {
+    public func publish(_ kind: EventKind, source: String, _ attributes: EventAttributes = [:]) -> TimelineEvent {
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return state.withLock { state in
             state.published += 1
             let event = TimelineEvent(
-                sequence: state.published, elapsed: seconds, date: Date(), kind: kind, source: source,
+                sequence: state.published, elapsed: seconds, date: startDate.addingTimeInterval(seconds), kind: kind,
+                source: source,
                 attributes: attributes)
             state.events.append(event)
             // Dropping in halves keeps the cost of forgetting constant per event.

@@ -15,10 +15,10 @@ public struct TimelineEvent: Sendable, Codable, Equatable {
     public var kind: EventKind
     /// The component that published the event (`parse`, `apns`, `device`, `app`, `media`, `harness`).
     public var source: String
-    public var attributes: [String: String]
+    public var attributes: EventAttributes
 
     public init(
-        sequence: Int, elapsed: Double, date: Date, kind: EventKind, source: String, attributes: [String: String]
+        sequence: Int, elapsed: Double, date: Date, kind: EventKind, source: String, attributes: EventAttributes
     ) {
         self.sequence = sequence
         self.elapsed = elapsed

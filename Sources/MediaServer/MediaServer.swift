@@ -415,7 +415,7 @@ public final class MediaServer: Service, Sendable {
     }
 
     private func publishFault(_ fault: MediaFault, path: String) {
-        var attributes = ["fault": fault.fault.rawValue, "path": path]
+        var attributes: EventAttributes = ["fault": fault.fault.rawValue, "path": path]
         if let status = fault.status { attributes["status"] = "\(status)" }
         if let by = fault.by { attributes["by"] = "\(by)" }
         timeline.publish(.mediaFault, source: "media", attributes)

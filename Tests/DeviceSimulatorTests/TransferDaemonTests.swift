@@ -48,7 +48,7 @@ import Testing
         var temporaryFile: URL
 
         func events(_ kind: EventKind) -> [[String: String]] {
-            timeline.events.filter { $0.kind == kind }.map(\.attributes)
+            timeline.events.filter { $0.kind == kind }.map(\.attributes.dictionary)
         }
     }
 

@@ -183,4 +183,14 @@ import Testing
         let large = #"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#
         #expect(reason(request(body: large)) == "PayloadTooLarge")
     }
+
+    @Test func bearerTokens() {
+        #expect(ProviderRequestValidator.bearerToken("bearer abc.def") == "abc.def")
+        #expect(ProviderRequestValidator.bearerToken("Bearer abc") == "abc")
+        #expect(ProviderRequestValidator.bearerToken("BEARER abc") == "abc")
+        #expect(ProviderRequestValidator.bearerToken("bearer") == nil)
+        #expect(ProviderRequestValidator.bearerToken("bearer ") == nil)
+        #expect(ProviderRequestValidator.bearerToken("basic abc") == nil)
+        #expect(ProviderRequestValidator.bearerToken("bearers abc") == nil)
+    }
 }

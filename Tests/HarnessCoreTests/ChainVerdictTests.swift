@@ -8,7 +8,7 @@ import Testing
         kinds.enumerated().map { index, entry in
             TimelineEvent(
                 sequence: index + 1, elapsed: Double(index), date: Date(), kind: EventKind(entry.0), source: "t",
-                attributes: entry.1)
+                attributes: EventAttributes(entry.1))
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import HarnessTimeline
 import Testing
 
@@ -69,5 +70,31 @@ import Testing
         } catch {
             Issue.record("unexpected error \(error)")
         }
+    }
+}
+
+@Suite struct EventAttributesTests {
+    @Test func looksUpSetsAndRemovesByName() {
+        var attributes: EventAttributes = ["a": "1", "b": "2"]
+        #expect(attributes["a"] == "1")
+        #expect(attributes["c"] == nil)
+        attributes["a"] = "one"
+        attributes["c"] = "3"
+        attributes["b"] = nil
+        #expect(attributes.keys == ["a", "c"])
+        #expect(attributes.dictionary == ["a": "one", "c": "3"])
+        #expect(attributes.merging(["a": "ignored", "d": "4"]).dictionary == ["a": "one", "c": "3", "d": "4"])
+    }
+
+    @Test func comparesAndEncodesAsAJSONObject() throws {
+        let attributes: EventAttributes = ["b": "2", "a": "1"]
+        #expect(attributes == ["a": "1", "b": "2"], "order does not matter")
+        #expect(attributes != ["a": "1"])
+        #expect(attributes != ["a": "1", "b": "3"])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = try encoder.encode(attributes)
+        #expect(String(decoding: json, as: UTF8.self) == #"{"a":"1","b":"2"}"#)
+        #expect(try JSONDecoder().decode(EventAttributes.self, from: json) == attributes)
     }
 }

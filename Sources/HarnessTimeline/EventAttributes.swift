@@ -1,0 +1,64 @@
+/// An event's fields: a short list of names and values, looked up by name.
+///
+/// Events carry a handful of fields and are published on the hot paths of every service (one per push
+/// accepted by FakeAPNs), so they are kept as the pairs they were written with rather than hashed
+/// into a dictionary. They compare, encode and decode as a JSON object does: by name, in any order.
+public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictionaryLiteral, Sequence,
+    CustomStringConvertible
+{
+    public typealias Element = (key: String, value: String)
+
+    private var pairs: [Element]
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        pairs = []
+        pairs.reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
+    }
+
+    public init(_ dictionary: [String: String]) {
+        pairs = dictionary.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+    }
+
+    /// The value named `key`; setting nil removes it, setting a present name replaces its value.
+    public subscript(key: String) -> String? {
+        get { pairs.first { $0.key == key }?.value }
+        set {
+            let index = pairs.firstIndex { $0.key == key }
+            switch (index, newValue) {
+            case (let index?, let value?): pairs[index].value = value
+            case (let index?, nil): pairs.remove(at: index)
+            case (nil, let value?): pairs.append((key: key, value: value))
+            case (nil, nil): break
+            }
+        }
+    }
+
+    public var count: Int { pairs.count }
+    public var isEmpty: Bool { pairs.isEmpty }
+    public var keys: [String] { pairs.map(\.key) }
+    public var dictionary: [String: String] { Dictionary(pairs, uniquingKeysWith: { _, last in last }) }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { pairs.makeIterator() }
+
+    /// Adds `other`'s fields; where both name one, `self`'s value stays.
+    public func merging(_ other: EventAttributes) -> EventAttributes {
+        var merged = self
+        for (key, value) in other where merged[key] == nil { merged.pairs.append((key: key, value: value)) }
+        return merged
+    }
+
+    public static func == (left: EventAttributes, right: EventAttributes) -> Bool {
+        left.count == right.count && left.allSatisfy { right[$0.key] == $0.value }
+    }
+
+    public var description: String { dictionary.description }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(try [String: String](from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try dictionary.encode(to: encoder)
+    }
+}
