@@ -87,11 +87,26 @@ public final class Application {
             case DeviceMethod.didCompleteWithError:
                 let params = try message.decodeParams(DidCompleteParams.self)
                 sessions[params.session]?.didComplete(params)
+            case DeviceMethod.handleEventsForBackgroundURLSession:
+                handleEvents(try message.decodeParams(HandleEventsParams.self))
+            case DeviceMethod.urlSessionDidFinishEvents:
+                let params = try message.decodeParams(SessionEventsFinishedParams.self)
+                sessions[params.session]?.didFinishEvents()
             default:
                 if let id = message.id { try connection.write(.failure(id: id, .methodNotFound(method))) }
             }
         } catch {
             log("could not handle \(method): \(error)")
+        }
+    }
+
+    private func handleEvents(_ params: HandleEventsParams) {
+        var called = false
+        delegate?.application(self, handleEventsForBackgroundURLSession: params.identifier) { [weak self] in
+            guard let self, !called else { return }
+            called = true
+            self.send(
+                DeviceMethod.backgroundEventsCompletion, BackgroundEventsCompletionParams(completionId: params.completionId))
         }
     }
 

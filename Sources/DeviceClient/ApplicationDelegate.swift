@@ -12,6 +12,11 @@ public protocol ApplicationDelegate: AnyObject {
     func application(
         _ application: Application, didReceiveRemoteNotification userInfo: [String: JSONValue],
         fetchCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
+    /// A background session's events are waiting: recreate the session with this identifier (its
+    /// delegate receives them), keep the handler, and call it from `urlSessionDidFinishEvents`.
+    func application(
+        _ application: Application, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping @MainActor () -> Void)
     func applicationDidEnterBackground(_ application: Application)
     func applicationWillEnterForeground(_ application: Application)
 }
@@ -32,6 +37,12 @@ extension ApplicationDelegate {
     ) {
         completionHandler(.noData)
     }
+    /// Does nothing, like an app delegate without the method: the device then reports the handler as
+    /// never called.
+    public func application(
+        _ application: Application, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping @MainActor () -> Void
+    ) {}
     public func applicationDidEnterBackground(_ application: Application) {}
     public func applicationWillEnterForeground(_ application: Application) {}
 }

@@ -29,6 +29,9 @@ public protocol DeviceURLSessionDownloadDelegate: AnyObject {
     func urlSession(
         _ session: DeviceURLSession, downloadTask: DeviceURLSessionDownloadTask, didFinishDownloadingTo location: URL)
     func urlSession(_ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?)
+    /// Every event that waited for a background session has been delivered: call the handler kept
+    /// from `handleEventsForBackgroundURLSession` now.
+    func urlSessionDidFinishEvents(forBackgroundURLSession session: DeviceURLSession)
 }
 
 extension DeviceURLSessionDownloadDelegate {
@@ -39,6 +42,7 @@ extension DeviceURLSessionDownloadDelegate {
     public func urlSession(
         _ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?
     ) {}
+    public func urlSessionDidFinishEvents(forBackgroundURLSession session: DeviceURLSession) {}
 }
 
 /// `URLSession` for apps under test. Creating one with a background identifier the device already
@@ -96,6 +100,10 @@ public final class DeviceURLSession {
     func didFinishDownloading(_ params: DidFinishDownloadingParams) {
         delegate?.urlSession(
             self, downloadTask: task(params.taskIdentifier), didFinishDownloadingTo: URL(fileURLWithPath: params.location))
+    }
+
+    func didFinishEvents() {
+        delegate?.urlSessionDidFinishEvents(forBackgroundURLSession: self)
     }
 
     func didComplete(_ params: DidCompleteParams) {

@@ -156,11 +156,39 @@ public struct DidCompleteParams: Codable, Sendable {
 public struct TaskError: Codable, Sendable, Equatable, Error {
     public var code: Int
     public var localizedDescription: String
+    /// `NSURLErrorBackgroundTaskCancelledReasonKey` of a cancelled (-999) background task: 0 the user
+    /// force-quit the app, 1 Background App Refresh is off, 2 insufficient system resources.
+    public var backgroundTaskCancelledReason: Int?
 
-    public init(code: Int, localizedDescription: String) {
+    public init(code: Int, localizedDescription: String, backgroundTaskCancelledReason: Int? = nil) {
         self.code = code
         self.localizedDescription = localizedDescription
+        self.backgroundTaskCancelledReason = backgroundTaskCancelledReason
     }
+}
+
+/// `handleEventsForBackgroundURLSession`: the session whose events wait, and the completion handler
+/// the app must call (`backgroundEventsCompletion`) once `urlSessionDidFinishEvents` has come.
+public struct HandleEventsParams: Codable, Sendable, Equatable {
+    public var identifier: String
+    public var completionId: Int
+
+    public init(identifier: String, completionId: Int) {
+        self.identifier = identifier
+        self.completionId = completionId
+    }
+}
+
+/// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
+public struct SessionEventsFinishedParams: Codable, Sendable, Equatable {
+    public var session: String
+    public init(session: String) { self.session = session }
+}
+
+/// `backgroundEventsCompletion`: the app called the handler of `handleEventsForBackgroundURLSession`.
+public struct BackgroundEventsCompletionParams: Codable, Sendable, Equatable {
+    public var completionId: Int
+    public init(completionId: Int) { self.completionId = completionId }
 }
 
 public struct LocalNotificationParams: Codable, Sendable, Equatable {

@@ -22,4 +22,9 @@ public enum DeviceMethod {
     /// A request: the device waits for the answer, then deletes the temporary file, as iOS does.
     public static let didFinishDownloadingTo = "didFinishDownloadingTo"
     public static let didCompleteWithError = "didCompleteWithError"
+    /// `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: a background session's
+    /// events are waiting; the app recreates the session and later calls `backgroundEventsCompletion`.
+    public static let handleEventsForBackgroundURLSession = "handleEventsForBackgroundURLSession"
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`: every waiting event has been delivered.
+    public static let urlSessionDidFinishEvents = "urlSessionDidFinishEvents"
 }

@@ -19,13 +19,40 @@ struct AppRecord {
     /// Fetch completion handlers the app still owes, with their watchdogs (nil in the foreground).
     var outstandingCompletions: [Int: Task<Void, Never>?] = [:]
     var suspendTask: Task<Void, Never>?
+    /// Wait for the current process to end.
+    var exitWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waits for the app's `hello` after a launch.
     var launchWaiter: CheckedContinuation<Void, any Error>?
-    /// Transfer events that came while the app was not connected, delivered when it is.
-    var heldTransferEvents: [RPCMessage] = []
+    /// Sessions the app created with `background(withIdentifier:)`, in any of its processes.
+    var backgroundSessions: Set<String> = []
+    /// Sessions the current process has created: only those can receive events.
+    var createdSessions: Set<String> = []
+    /// Tasks of each session that have not completed.
+    var runningTasks: [String: Set<Int>] = [:]
+    /// Events of each session that wait for the app (``BackgroundSessionRule``), in order.
+    var heldSessionEvents: [String: [HeldTransferEvent]] = [:]
+    /// Sessions being handed their held events right now.
+    var flushingSessions: Set<String> = []
+    /// Sessions whose events should be announced with `handleEventsForBackgroundURLSession` once the
+    /// app, being relaunched, has connected.
+    var sessionsToAnnounce: Set<String> = []
+    /// Sessions announced with `handleEventsForBackgroundURLSession` in this process whose handler the
+    /// app still owes: the completion id and the watchdog.
+    var sessionHandlers: [String: (completionId: Int, watchdog: Task<Void, Never>)] = [:]
+
+    /// Whether the app has nothing left it may finish in the background, so it can be suspended.
+    var isIdle: Bool { outstandingCompletions.isEmpty && sessionHandlers.isEmpty }
 
     init(app: InstalledApp, container: AppContainer) {
         self.app = app
         self.container = container
     }
+}
+
+/// A background transfer's delegate event waiting for its app.
+enum HeldTransferEvent {
+    /// `didCompleteWithError`, ready to send.
+    case completed(DidCompleteParams)
+    /// `didFinishDownloadingTo`: the file lives until the app has answered; `answered` learns whether it did.
+    case finished(DidFinishDownloadingParams, answered: CheckedContinuation<Bool, Never>)
 }

@@ -85,16 +85,17 @@ extension DeviceSimulator {
         return (params.bundleId, try? .response(id: id, result))
     }
 
-    /// Hands the app what waited for it to connect: pushes that arrived during launch, transfer events.
+    /// Hands the app what waited for it to run: pushes that arrived during launch, the sessions a
+    /// background relaunch was for, and the held events of sessions it has created.
     func flushHeld(_ bundleId: String) {
         guard let record = apps[bundleId], let connection = record.connection else { return }
         apps[bundleId]?.heldPushes.removeAll()
-        apps[bundleId]?.heldTransferEvents.removeAll()
         for push in record.heldPushes {
             connection.notify(DeviceMethod.didReceiveRemoteNotification, push)
             publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
-        for event in record.heldTransferEvents { connection.send(event) }
+        announceSessionsAfterLaunch(bundleId)
+        for session in record.createdSessions.sorted() { deliverHeldEvents(bundleId, session: session) }
     }
 
     private func handle(_ message: RPCMessage, from bundleId: String) async -> RPCMessage? {
@@ -115,9 +116,10 @@ extension DeviceSimulator {
                 presentLocalNotification(bundleId, try message.decodeParams(LocalNotificationParams.self))
                 result = Empty()
             case DeviceMethod.sessionCreate:
-                let params = try message.decodeParams(SessionCreateParams.self)
-                await transferDaemon.createSession(
-                    bundleId: bundleId, identifier: params.identifier, background: params.background)
+                await createSession(bundleId, try message.decodeParams(SessionCreateParams.self))
+                result = Empty()
+            case DeviceMethod.backgroundEventsCompletion:
+                try backgroundEventsCompleted(bundleId, try message.decodeParams(BackgroundEventsCompletionParams.self))
                 result = Empty()
             case DeviceMethod.downloadTaskResume:
                 try await resumeDownload(bundleId, try message.decodeParams(DownloadTaskParams.self))

@@ -108,11 +108,39 @@ extension DeviceSimulator {
 
     /// `SIGSTOP` once the app has nothing it is allowed to finish in the background.
     func suspendIfIdle(_ bundleId: String) {
-        guard let record = apps[bundleId], record.state == .background, record.outstandingCompletions.isEmpty,
-            let process = record.process
+        guard let record = apps[bundleId], record.state == .background, record.isIdle, let process = record.process
         else { return }
         process.suspend()
         setState(bundleId, .suspended)
+    }
+
+    /// The app crashes (`SIGKILL`): it stays eligible to be launched in the background for pushes and
+    /// background sessions.
+    public func crash(_ bundleId: String) async throws {
+        try await terminate(bundleId, cause: .crashed)
+    }
+
+    /// The system terminates the app (memory pressure, "jetsam"): eligible for background launches, as
+    /// after a crash.
+    public func terminateBySystem(_ bundleId: String) async throws {
+        try await terminate(bundleId, cause: .systemTerminated)
+    }
+
+    /// The user swipes the app away in the app switcher: no background launch for pushes, and its
+    /// background transfers are cancelled (-999, reason 0), reported when the user launches it again.
+    public func forceQuit(_ bundleId: String) async throws {
+        try await terminate(bundleId, cause: .forceQuit)
+    }
+
+    private func terminate(_ bundleId: String, cause: NotRunningCause) async throws {
+        let record = try record(bundleId)
+        guard record.state.isRunning, record.process != nil else {
+            throw DeviceError("\(bundleId) is not running (\(record.state))")
+        }
+        await withCheckedContinuation { exited in
+            apps[bundleId]?.exitWaiters.append(exited)
+            kill(bundleId, cause: cause)
+        }
     }
 
     /// Kills the process with `SIGKILL`, remembering why, since iOS treats the causes differently.
@@ -145,7 +173,11 @@ extension DeviceSimulator {
         apps[bundleId] = record
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
         setState(bundleId, .notRunning(cause))
-        await transferDaemon.cancelTasksThatDieWithTheApp(bundleId: bundleId)
+        forgetSessionsOfExitedProcess(bundleId)
+        await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)
         if let waiter, let failure { waiter.resume(throwing: failure) }
+        let exitWaiters = apps[bundleId]?.exitWaiters ?? []
+        apps[bundleId]?.exitWaiters.removeAll()
+        for exitWaiter in exitWaiters { exitWaiter.resume() }
     }
 }

@@ -2,25 +2,71 @@ import DeviceProtocol
 import Foundation
 import HarnessTimeline
 
-/// Background sessions: the app asks, the ``TransferDaemon`` downloads, the device forwards the events.
+/// Background sessions: the app asks, the ``TransferDaemon`` downloads, and the device hands each
+/// event to the app, or holds it and wakes the app as iOS would (``BackgroundSessionRule``): resumed
+/// or relaunched in the background, `handleEventsForBackgroundURLSession`, the session's events once
+/// the app has recreated it, `urlSessionDidFinishEvents`, and a watchdog on the completion handler.
 extension DeviceSimulator {
+    func createSession(_ bundleId: String, _ params: SessionCreateParams) async {
+        await transferDaemon.createSession(bundleId: bundleId, identifier: params.identifier, background: params.background)
+        apps[bundleId]?.createdSessions.insert(params.identifier)
+        if params.background { apps[bundleId]?.backgroundSessions.insert(params.identifier) }
+        deliverHeldEvents(bundleId, session: params.identifier)
+    }
+
     func resumeDownload(_ bundleId: String, _ params: DownloadTaskParams) async throws {
         let file = try record(bundleId).container.temporaryDownloadURL()
+        let session = params.session
         try await transferDaemon.resume(bundleId: bundleId, params: params, temporaryFile: file) { event in
-            await self.forward(event, to: bundleId)
+            await self.forward(event, session: session, to: bundleId)
+        }
+        apps[bundleId]?.runningTasks[session, default: []].insert(params.taskIdentifier)
+    }
+
+    /// Hands a transfer event to the app, or holds it and wakes the app. Returns whether the app
+    /// received it (what decides the fate of a finished file); for a held `didFinishDownloadingTo`,
+    /// only once the app has answered it, so the file waits for the app.
+    private func forward(_ event: TransferDaemon.Event, session: String, to bundleId: String) async -> Bool {
+        guard let record = apps[bundleId] else { return false }
+        var isProgress = false
+        if case .progress = event { isProgress = true }
+        if case .completed(let params) = event { apps[bundleId]?.runningTasks[session]?.remove(params.taskIdentifier) }
+        let route = BackgroundSessionRule.route(
+            isProgress: isProgress, isBackgroundSession: record.backgroundSessions.contains(session), state: record.state,
+            connected: record.connection != nil, sessionCreated: record.createdSessions.contains(session),
+            eventsWaiting: !(record.heldSessionEvents[session]?.isEmpty ?? true)
+                || record.flushingSessions.contains(session))
+        switch route {
+        case .drop:
+            return false
+        case .deliver:
+            return await deliver(event, session: session, to: bundleId, held: false)
+        case .hold, .holdAndResume, .holdAndRelaunch, .holdUntilUserLaunch:
+            switch event {
+            case .progress:
+                return false
+            case .completed(let params):
+                apps[bundleId]?.heldSessionEvents[session, default: []].append(.completed(params))
+                wake(bundleId, for: session, route: route)
+                return true
+            case .finished(let params):
+                return await withCheckedContinuation { answered in
+                    apps[bundleId]?.heldSessionEvents[session, default: []].append(.finished(params, answered: answered))
+                    wake(bundleId, for: session, route: route)
+                }
+            }
         }
     }
 
-    /// Hands a transfer event to the app. Never waits on the socket, except for the finished file,
-    /// which lives only until the app has answered (or is gone).
-    private func forward(_ event: TransferDaemon.Event, to bundleId: String) async -> Bool {
-        let connection = apps[bundleId]?.connection
+    /// Sends one event to the connected app; a finished file waits for the app's answer.
+    private func deliver(_ event: TransferDaemon.Event, session: String, to bundleId: String, held: Bool) async -> Bool {
+        guard let connection = apps[bundleId]?.connection else { return false }
         switch event {
         case .progress(let params):
-            connection?.notify(DeviceMethod.didWriteData, params)
-            return connection != nil
+            connection.notify(DeviceMethod.didWriteData, params)
+            return true
         case .finished(let params):
-            guard let connection else { return false }
+            publishSessionEvent(bundleId, session: session, task: params.taskIdentifier, "didFinishDownloadingTo", held: held)
             do {
                 _ = try await connection.request(DeviceMethod.didFinishDownloadingTo, params)
                 return true
@@ -28,15 +74,157 @@ extension DeviceSimulator {
                 return false
             }
         case .completed(let params):
-            guard let message = try? RPCMessage.notification(DeviceMethod.didCompleteWithError, params) else {
-                return false
-            }
-            if let connection {
-                connection.send(message)
-            } else {
-                apps[bundleId]?.heldTransferEvents.append(message)
-            }
+            var attributes: EventAttributes = [:]
+            attributes["code"] = params.error.map { "\($0.code)" }
+            attributes["cancelledReason"] = params.error?.backgroundTaskCancelledReason.map { "\($0)" }
+            publishSessionEvent(
+                bundleId, session: session, task: params.taskIdentifier, "didCompleteWithError", held: held, attributes)
+            connection.notify(DeviceMethod.didCompleteWithError, params)
+            finishEventsIfDone(bundleId, session: session)
             return true
+        }
+    }
+
+    private func publishSessionEvent(
+        _ bundleId: String, session: String, task: Int, _ method: String, held: Bool, _ more: EventAttributes = [:]
+    ) {
+        publish(
+            .sessionEvent,
+            (["bundleId": bundleId, "session": session, "task": "\(task)", "event": method, "held": "\(held)"] as EventAttributes)
+                .merging(more))
+    }
+
+    /// Wakes the app for a session whose events it is holding, as the route says.
+    private func wake(_ bundleId: String, for session: String, route: BackgroundSessionRule.Route) {
+        guard let record = apps[bundleId] else { return }
+        switch route {
+        case .holdAndResume:
+            guard record.state == .suspended else { return }
+            record.process?.resume()
+            apps[bundleId]?.suspendTask?.cancel()
+            setState(bundleId, .background)
+            announce(bundleId, session: session, wake: "resumed")
+        case .holdAndRelaunch:
+            guard record.sessionHandlers[session] == nil else { return }
+            apps[bundleId]?.sessionsToAnnounce.insert(session)
+            guard !record.state.isRunning else { return }
+            Task {
+                do {
+                    try await self.launch(bundleId, reason: .backgroundURLSession)
+                } catch {
+                    self.publish(
+                        "device.app.launchFailed",
+                        ["bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue, "error": "\(error)"])
+                }
+            }
+        case .hold:
+            // The app runs or is launching: it gets the events when it creates the session.
+            deliverHeldEvents(bundleId, session: session)
+        case .deliver, .drop, .holdUntilUserLaunch:
+            break
+        }
+    }
+
+    /// `handleEventsForBackgroundURLSession`, with a watchdog on its completion handler; then the held
+    /// events, if the process has the session already.
+    func announce(_ bundleId: String, session: String, wake: String) {
+        guard let connection = apps[bundleId]?.connection, apps[bundleId]?.sessionHandlers[session] == nil else { return }
+        let completionId = nextCompletionId
+        nextCompletionId += 1
+        let budget = configuration.backgroundPushBudget
+        let watchdog = Task {
+            try? await Task.sleep(for: budget)
+            guard !Task.isCancelled else { return }
+            self.sessionHandlerExpired(bundleId, session: session, completionId: completionId)
+        }
+        apps[bundleId]?.sessionHandlers[session] = (completionId, watchdog)
+        publish(
+            .sessionHandleEvents,
+            ["bundleId": bundleId, "session": session, "completionId": "\(completionId)", "wake": wake])
+        connection.notify(
+            DeviceMethod.handleEventsForBackgroundURLSession,
+            HandleEventsParams(identifier: session, completionId: completionId))
+        deliverHeldEvents(bundleId, session: session)
+    }
+
+    /// Announces the sessions a background relaunch was for, once the app has connected.
+    func announceSessionsAfterLaunch(_ bundleId: String) {
+        let sessions = apps[bundleId]?.sessionsToAnnounce ?? []
+        apps[bundleId]?.sessionsToAnnounce.removeAll()
+        for session in sessions.sorted() { announce(bundleId, session: session, wake: "launched") }
+    }
+
+    /// Hands a session's held events over, in order, if the app runs and has created the session.
+    func deliverHeldEvents(_ bundleId: String, session: String) {
+        guard let record = apps[bundleId], record.createdSessions.contains(session),
+            !(record.heldSessionEvents[session]?.isEmpty ?? true), !record.flushingSessions.contains(session)
+        else { return }
+        apps[bundleId]?.flushingSessions.insert(session)
+        Task {
+            while let record = self.apps[bundleId], record.state == .active || record.state == .background,
+                record.createdSessions.contains(session), let next = record.heldSessionEvents[session]?.first
+            {
+                self.apps[bundleId]?.heldSessionEvents[session]?.removeFirst()
+                switch next {
+                case .completed(let params):
+                    _ = await self.deliver(.completed(params), session: session, to: bundleId, held: true)
+                case .finished(let params, let answered):
+                    answered.resume(returning: await self.deliver(.finished(params), session: session, to: bundleId, held: true))
+                }
+            }
+            self.apps[bundleId]?.flushingSessions.remove(session)
+            self.finishEventsIfDone(bundleId, session: session)
+        }
+    }
+
+    /// `urlSessionDidFinishEvents` once an announced session has nothing left to deliver.
+    private func finishEventsIfDone(_ bundleId: String, session: String) {
+        guard let record = apps[bundleId], record.sessionHandlers[session] != nil,
+            record.heldSessionEvents[session]?.isEmpty ?? true, !record.flushingSessions.contains(session),
+            record.runningTasks[session]?.isEmpty ?? true, let connection = record.connection
+        else { return }
+        publish(.sessionDidFinishEvents, ["bundleId": bundleId, "session": session])
+        connection.notify(DeviceMethod.urlSessionDidFinishEvents, SessionEventsFinishedParams(session: session))
+    }
+
+    func backgroundEventsCompleted(_ bundleId: String, _ params: BackgroundEventsCompletionParams) throws {
+        guard let (session, handler) = apps[bundleId]?.sessionHandlers.first(where: { $0.value.completionId == params.completionId })
+        else {
+            throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
+        }
+        handler.watchdog.cancel()
+        apps[bundleId]?.sessionHandlers[session] = nil
+        publish(.appSessionEventsCompleted, ["bundleId": bundleId, "session": session])
+        suspendIfIdle(bundleId)
+    }
+
+    private func sessionHandlerExpired(_ bundleId: String, session: String, completionId: Int) {
+        guard apps[bundleId]?.sessionHandlers[session]?.completionId == completionId else { return }
+        apps[bundleId]?.sessionHandlers[session] = nil
+        publish(
+            .sessionHandlerNotCalled,
+            [
+                "bundleId": bundleId, "session": session, "budget": "\(configuration.backgroundPushBudget)",
+                "reason":
+                    "the app did not call the completion handler of application(_:handleEventsForBackgroundURLSession:completionHandler:) within \(configuration.backgroundPushBudget)",
+            ])
+        suspendIfIdle(bundleId)
+    }
+
+    /// The process ended: its sessions are gone with it (the events stay held for the next one).
+    func forgetSessionsOfExitedProcess(_ bundleId: String) {
+        for handler in apps[bundleId]?.sessionHandlers.values ?? [:].values { handler.watchdog.cancel() }
+        apps[bundleId]?.sessionHandlers.removeAll()
+        apps[bundleId]?.createdSessions.removeAll()
+    }
+
+    /// Run's end: files held for an app that never came back are let go.
+    func releaseHeldEvents() {
+        for bundleId in apps.keys {
+            for events in apps[bundleId]?.heldSessionEvents.values ?? [:].values {
+                for case .finished(_, let answered) in events { answered.resume(returning: false) }
+            }
+            apps[bundleId]?.heldSessionEvents.removeAll()
         }
     }
 }

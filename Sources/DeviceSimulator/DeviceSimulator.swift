@@ -75,6 +75,7 @@ public actor DeviceSimulator {
                 await process.waitForExit()
             }
         }
+        releaseHeldEvents()
         await transferDaemon.shutdown()
         try? await listener?.channel.close()
         try? FileManager.default.removeItem(atPath: configuration.socketPath)

@@ -51,7 +51,30 @@ actor TransferDaemon {
     private let httpClient: HTTPClient
     /// Whether each session is a background one (its tasks outlive the app).
     private var sessions: [SessionKey: Bool] = [:]
-    private var tasks: [TaskKey: Task<Void, Never>] = [:]
+    private var tasks: [TaskKey: (task: Task<Void, Never>, cancellation: LockedState<Cancellation?>)] = [:]
+
+    /// Why a task was cancelled, which decides the error the app is told.
+    enum Cancellation: Sendable {
+        /// Its app's process ended and the task lived in it (a default session).
+        case diedWithApp
+        /// The user force-quit the app (ios.md U6).
+        case forceQuit
+
+        var error: TaskError {
+            switch self {
+            case .diedWithApp:
+                TaskError(
+                    code: -999,
+                    localizedDescription:
+                        "cancelled: the task belonged to a default session, which lives in the app's process and died with it; transfers that must outlive the app need URLSessionConfiguration.background(withIdentifier:)"
+                )
+            case .forceQuit:
+                TaskError(
+                    code: -999, localizedDescription: "cancelled: the user force-quit the app",
+                    backgroundTaskCancelledReason: 0)
+            }
+        }
+    }
 
     init(timeline: Timeline, policy: TransferPolicy = TransferPolicy()) {
         self.timeline = timeline
@@ -79,27 +102,32 @@ actor TransferDaemon {
         guard tasks[key] == nil else {
             throw RPCError.refused("task \(params.taskIdentifier) of session '\(params.session)' is already running")
         }
+        let cancellation = LockedState<Cancellation?>(nil)
         let download = Download(
             params: params, file: temporaryFile, retries: background, policy: policy, client: httpClient,
-            timeline: timeline, report: report)
-        tasks[key] = Task {
+            timeline: timeline, cancellation: cancellation, report: report)
+        let task = Task {
             await download.run()
             self.finished(key)
         }
+        tasks[key] = (task, cancellation)
     }
 
     private func finished(_ key: TaskKey) { tasks[key] = nil }
 
-    /// The app died: the tasks of its default (non-background) sessions die with it, as they live in
-    /// the app's process on iOS.
-    func cancelTasksThatDieWithTheApp(bundleId: String) {
-        for (key, task) in tasks where key.session.bundleId == bundleId && sessions[key.session] == false {
-            task.cancel()
+    /// The app's process ended: the tasks of its default sessions die with it, as they live in the
+    /// app's process on iOS; after a force-quit, its background sessions' tasks are cancelled too.
+    func cancelTasksOfExitedApp(bundleId: String, forceQuit: Bool) {
+        for (key, running) in tasks where key.session.bundleId == bundleId {
+            let background = sessions[key.session] ?? false
+            guard !background || forceQuit else { continue }
+            running.cancellation.withLock { $0 = background ? .forceQuit : .diedWithApp }
+            running.task.cancel()
         }
     }
 
     func shutdown() async {
-        let running = Array(tasks.values)
+        let running = tasks.values.map(\.task)
         for task in running { task.cancel() }
         for task in running { await task.value }
         try? await httpClient.shutdown()
@@ -115,6 +143,7 @@ private struct Download: Sendable {
     let policy: TransferPolicy
     let client: HTTPClient
     let timeline: Timeline
+    let cancellation: LockedState<TransferDaemon.Cancellation?>
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
     /// What the task has so far, across attempts.
@@ -276,8 +305,10 @@ private struct Download: Sendable {
 
     private func fail(_ error: TaskError) async {
         try? FileManager.default.removeItem(at: file)
-        let error = Task.isCancelled ? Self.cancelled : error
-        publish(.transferFailed, ["code": "\(error.code)", "error": error.localizedDescription])
+        let error = Task.isCancelled ? cancellation.withLock { $0 }?.error ?? Self.cancelled : error
+        var attributes: EventAttributes = ["code": "\(error.code)", "error": error.localizedDescription]
+        attributes["cancelledReason"] = error.backgroundTaskCancelledReason.map { "\($0)" }
+        publish(.transferFailed, attributes)
         _ = await report(
             .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: error)))
     }

@@ -163,9 +163,10 @@ public enum ConfigurationLoader {
     }
 
     private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
-        let entries = try reader.mapping(known: ["launch", "home", "foreground", "waitFor", "push", "network"])
+        let kinds = ["launch", "home", "foreground", "crash", "jetsam", "forceQuit", "waitFor", "push", "network"]
+        let entries = try reader.mapping(known: Set(kinds))
         guard entries.count == 1, let (kind, value) = entries.first else {
-            throw reader.error("each step has exactly one of: launch, home, foreground, waitFor, push, network")
+            throw reader.error("each step has exactly one of: \(kinds.joined(separator: ", "))")
         }
         func app() throws -> String {
             let name = try value.string()
@@ -178,6 +179,9 @@ public enum ConfigurationLoader {
         case "launch": return .launch(app: try app())
         case "home": return .home(app: try app())
         case "foreground": return .foreground(app: try app())
+        case "crash": return .crash(app: try app())
+        case "jetsam": return .jetsam(app: try app())
+        case "forceQuit": return .forceQuit(app: try app())
         case "network":
             let network = try value.string()
             guard ["wifi", "cellular", "offline"].contains(network) else {

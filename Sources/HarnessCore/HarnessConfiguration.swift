@@ -105,17 +105,36 @@ public enum Step: Sendable, CustomStringConvertible {
     case launch(app: String)
     case home(app: String)
     case foreground(app: String)
+    /// The app crashes (`SIGKILL`); it stays eligible for background launches.
+    case crash(app: String)
+    /// The system terminates the app (memory pressure); eligible for background launches.
+    case jetsam(app: String)
+    /// The user swipes the app away: no background launches, background transfers cancelled.
+    case forceQuit(app: String)
     case waitFor(EventPattern, timeout: Duration)
     /// The device's network: `wifi`, `cellular` or `offline`.
     case network(String)
     /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
     case push(body: JSONBox)
 
+    /// The app the step acts on, if any.
+    public var app: String? {
+        switch self {
+        case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
+            .forceQuit(let app):
+            app
+        case .waitFor, .network, .push: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .launch(let app): "launch \(app)"
         case .home(let app): "home \(app)"
         case .foreground(let app): "foreground \(app)"
+        case .crash(let app): "crash \(app)"
+        case .jetsam(let app): "jetsam \(app)"
+        case .forceQuit(let app): "forceQuit \(app)"
         case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
         case .push: "push through Parse"
         case .network(let network): "network \(network)"

@@ -97,7 +97,12 @@ public struct ScenarioRunner: Sendable {
         let device = services.device
         let serving = Task { try await device.serve() }
         defer { serving.cancel() }
-        for app in configuration.apps.values {
+        // The apps the steps name, and the others whose bundle id none of those has: two entries may be
+        // variants of one app (a fixed or buggy build) under the same bundle id.
+        let named = Set(scenario.steps.compactMap(\.app))
+        let namedBundleIds = Set(named.compactMap { configuration.apps[$0]?.bundleId })
+        let installed = configuration.apps.filter { named.contains($0.key) || !namedBundleIds.contains($0.value.bundleId) }
+        for app in installed.values.sorted(by: { $0.name < $1.name }) {
             try await device.install(
                 InstalledApp(
                     bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,

@@ -23,6 +23,12 @@ struct StepDriver {
             try await deviceAction { try await services.device.pressHome(bundleId(app)) }
         case .foreground(let app):
             try await deviceAction { try await services.device.bringToForeground(bundleId(app)) }
+        case .crash(let app):
+            try await deviceAction { try await services.device.crash(bundleId(app)) }
+        case .jetsam(let app):
+            try await deviceAction { try await services.device.terminateBySystem(bundleId(app)) }
+        case .forceQuit(let app):
+            try await deviceAction { try await services.device.forceQuit(bundleId(app)) }
         case .waitFor(let pattern, let timeout):
             do {
                 let digest = digest

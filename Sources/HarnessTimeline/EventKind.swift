@@ -62,11 +62,22 @@ extension EventKind {
     /// A retry started the file over, losing `lostBytes`, and `why`.
     public static let transferRestarted: EventKind = "transfer.restarted"
     public static let transferFileLost: EventKind = "transfer.file.lost"
+    /// A transfer's delegate event handed to the app (`event`: `didFinishDownloadingTo` or
+    /// `didCompleteWithError`, with `code` and `cancelledReason`; `held`: it waited for the app).
+    public static let sessionEvent: EventKind = "device.session.event"
+    /// `handleEventsForBackgroundURLSession` (`session`, `wake`: `resumed` or `launched`).
+    public static let sessionHandleEvents: EventKind = "device.session.handleEvents"
+    /// `urlSessionDidFinishEvents(forBackgroundURLSession:)`.
+    public static let sessionDidFinishEvents: EventKind = "device.session.didFinishEvents"
+    /// The app did not call the completion handler of `handleEventsForBackgroundURLSession` in time.
+    public static let sessionHandlerNotCalled: EventKind = "device.session.handlerNotCalled"
 
     // the app under test, as reported through the device protocol
     public static let appRegisteredForPush: EventKind = "app.registeredForRemoteNotifications"
     public static let appLocalNotification: EventKind = "app.localNotification"
     public static let appFetchCompleted: EventKind = "app.fetchCompleted"
+    /// The app called the completion handler of `handleEventsForBackgroundURLSession`.
+    public static let appSessionEventsCompleted: EventKind = "app.sessionEventsCompleted"
     public static let appLog: EventKind = "app.log"
 
     // MediaServer

@@ -3,20 +3,40 @@ import Foundation
 
 @MainActor
 final class AppDelegate: ApplicationDelegate {
-    enum Bug: String {
+    /// Mistakes the app can be built with, so the harness can be seen catching each.
+    enum Bug: String, CaseIterable {
+        /// Never calls the silent push's fetch completion handler: the 30 s watchdog kills the app.
         case neverCallsCompletionHandler = "never-calls-completion-handler"
+        /// Never calls the handler of `handleEventsForBackgroundURLSession`.
+        case neverCallsEventsHandler = "never-calls-events-handler"
+        /// Leaves the downloaded file where `didFinishDownloadingTo` put it: it is deleted.
+        case leavesTemporaryFile = "leaves-temp-file"
+        /// Downloads in a default session, whose task dies with the app.
+        case defaultSession = "default-session"
     }
 
     let bugs: Set<Bug>
+    /// The fixed flow: start the background download, call the fetch completion handler at once, and
+    /// post the notification when the session's events arrive (the tutorial waits for the download,
+    /// which a slow network turns into a watchdog kill).
+    let completesFetchAtOnce: Bool
     let environment = ProcessInfo.processInfo.environment
     /// The tutorial keeps the silent push's handler on the app delegate until the photo is in.
     var silentRemoteNotificationCompletionHandler: (@MainActor (BackgroundFetchResult) -> Void)?
+    /// The handler of `handleEventsForBackgroundURLSession`, called once the session's events are in.
+    var backgroundSessionCompletionHandler: (@MainActor () -> Void)?
     var photoDownloader: PhotoDownloader?
 
-    init(bugs: Set<Bug>) { self.bugs = bugs }
+    init(bugs: Set<Bug>, completesFetchAtOnce: Bool) {
+        self.bugs = bugs
+        self.completesFetchAtOnce = completesFetchAtOnce
+    }
 
     func application(_ application: Application, didFinishLaunchingWithOptions launchOptions: LaunchOptions) -> Bool {
         application.log("launched (\(launchOptions.reason))")
+        // Recreating the background session at launch is how the app hears about a download that
+        // ended while it was not running (a force-quit's cancellation, for one).
+        _ = downloader(application)
         application.registerForRemoteNotifications()
         return true
     }
@@ -47,31 +67,57 @@ final class AppDelegate: ApplicationDelegate {
             completionHandler(.noData)
             return
         }
-        if !bugs.contains(.neverCallsCompletionHandler) {
-            silentRemoteNotificationCompletionHandler = completionHandler
-        }
         guard let base = environment["HARNESS_MEDIA_URL"], let url = URL(string: base + "/photos/dailyphoto.jpg") else {
             application.log("HARNESS_MEDIA_URL is not set")
             completionHandler(.failed)
             return
         }
-        let downloader = PhotoDownloader(application: application) { [weak self] error in
-            self?.photoDownloadDidComplete(application, error: error)
+        downloader(application).start(url: url)
+        if completesFetchAtOnce {
+            completionHandler(.newData)
+        } else if !bugs.contains(.neverCallsCompletionHandler) {
+            silentRemoteNotificationCompletionHandler = completionHandler
+        }
+    }
+
+    func application(
+        _ application: Application, handleEventsForBackgroundURLSession identifier: String,
+        completionHandler: @escaping @MainActor () -> Void
+    ) {
+        application.log("handleEventsForBackgroundURLSession \(identifier)")
+        if !bugs.contains(.neverCallsEventsHandler) { backgroundSessionCompletionHandler = completionHandler }
+        _ = downloader(application)
+    }
+
+    private func downloader(_ application: Application) -> PhotoDownloader {
+        if let photoDownloader { return photoDownloader }
+        let downloader = PhotoDownloader(application: application, bugs: bugs)
+        downloader.onComplete = { [weak self] error in self?.photoDownloadDidComplete(application, error: error) }
+        downloader.onEventsFinished = { [weak self] in
+            // As Apple asks: call the stored handler on the main thread once the events are in.
+            self?.backgroundSessionCompletionHandler?()
+            self?.backgroundSessionCompletionHandler = nil
         }
         photoDownloader = downloader
-        downloader.start(url: url)
+        return downloader
     }
 
     private func photoDownloadDidComplete(_ application: Application, error: (any Error)?) {
         let completionHandler = silentRemoteNotificationCompletionHandler
-        if let error {
-            application.log("Error: \(error)")
-            completionHandler?(.failed)
-        } else if let completionHandler {
-            postLocalNotification(application)
-            completionHandler(.newData)
-        }
         silentRemoteNotificationCompletionHandler = nil
+        if let error {
+            application.log("photo download failed: \(Self.describe(error))")
+            completionHandler?(.failed)
+            return
+        }
+        postLocalNotification(application)
+        completionHandler?(.newData)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? TaskError else { return "\(error)" }
+        let reason = error.backgroundTaskCancelledReason.map { ", cancelled reason \($0)" } ?? ""
+        return "error \(error.code)\(reason): \(error.localizedDescription)"
     }
 
     private func postLocalNotification(_ application: Application) {

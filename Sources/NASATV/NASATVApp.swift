@@ -4,25 +4,41 @@ import Foundation
 /// The reference app under test, written the way the NASA TV tutorial's app works (chapter 11): it
 /// registers for pushes and saves its Parse installation; a silent push starts a background download
 /// of the daily photo, and when the download is done it posts "Astronomy Picture of the Day Available"
-/// and only then calls the fetch completion handler.
+/// and only then calls the fetch completion handler. Relaunched for its background session, it
+/// recreates the session, takes the photo and calls the session's completion handler.
 ///
-/// `--bug never-calls-completion-handler` makes it forget the handler, so the harness's watchdog rule
-/// can be seen catching it.
+/// `--bug <name>` (repeatable) builds in a mistake for the harness to catch (see ``AppDelegate/Bug``);
+/// `--fetch-completes-at-once` is the fixed flow for slow networks.
 @main
 struct NASATVApp {
     static let bundleIdentifier = "com.razeware.NASA-TV"
 
     @MainActor
     static func main() {
-        let arguments = CommandLine.arguments
+        var arguments = CommandLine.arguments.dropFirst()[...]
         var bugs = Set<AppDelegate.Bug>()
-        if let index = arguments.firstIndex(of: "--bug"), index + 1 < arguments.count {
-            guard let bug = AppDelegate.Bug(rawValue: arguments[index + 1]) else {
-                FileHandle.standardError.write(Data("nasa-tv: unknown --bug \(arguments[index + 1])\n".utf8))
-                exit(64)
+        var completesFetchAtOnce = false
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--bug":
+                guard let name = arguments.popFirst(), let bug = AppDelegate.Bug(rawValue: name) else {
+                    let known = AppDelegate.Bug.allCases.map(\.rawValue).joined(separator: ", ")
+                    fail("--bug needs one of: \(known)")
+                }
+                bugs.insert(bug)
+            case "--fetch-completes-at-once":
+                completesFetchAtOnce = true
+            default:
+                fail("unknown argument '\(argument)'")
             }
-            bugs.insert(bug)
         }
-        ApplicationMain(bundleIdentifier: bundleIdentifier, delegate: AppDelegate(bugs: bugs))
+        ApplicationMain(
+            bundleIdentifier: bundleIdentifier,
+            delegate: AppDelegate(bugs: bugs, completesFetchAtOnce: completesFetchAtOnce))
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("nasa-tv: \(message)\n".utf8))
+        exit(64)
     }
 }

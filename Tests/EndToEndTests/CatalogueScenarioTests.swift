@@ -3,12 +3,15 @@ import TestSupport
 import Testing
 
 /// Catalogue scenarios run as a user runs them, each scenario's own chain and `never` list being the
-/// assertions: FakeAPNs's delivery rules with a real simulated device going offline and online, and
-/// background downloads through media faults.
+/// assertions: FakeAPNs's delivery rules with a real simulated device going offline and online,
+/// background downloads through media faults, and the app's life cycle (crash, force-quit, suspension)
+/// around silent pushes and background sessions.
 @Suite struct CatalogueScenarioTests {
     @Test(arguments: [
         "offline-store-and-forward", "offline-expiry", "alert-collapse", "priority-5-coalesced",
-        "resume-after-disconnect", "restart-without-accept-ranges",
+        "resume-after-disconnect", "restart-without-accept-ranges", "silent-push-foreground", "silent-push-after-crash",
+        "silent-push-force-quit", "transfer-survives-crash", "transfer-cancelled-by-force-quit",
+        "transfer-completes-while-suspended",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)

@@ -5,19 +5,10 @@ import Testing
 /// A scenario that expects a resume from a server that cannot give one fails, and says why.
 @Suite struct TransferScenarioTests {
     @Test func expectingAResumeFromAServerWithoutRangesFailsAtTheInterruption() async throws {
+        let header = ScenarioFixtures.header(
+            media: "throttle: 400KB/s", device: "suspendAfterBackground: 200ms, transferRetryDelay: 100ms")
         let file = try ScenarioFixtures.writeConfiguration(
-            """
-            version: 1
-            services:
-              apns: {port: 0}
-              media: {port: 0, root: \(ScenarioFixtures.media), throttle: 400KB/s}
-              parse: {port: 0}
-              device: {suspendAfterBackground: 200ms, transferRetryDelay: 100ms}
-            apps:
-              nasa-tv:
-                bundleId: com.razeware.NASA-TV
-                command: [\(ScenarioFixtures.nasaTV)]
-                backgroundModes: [remote-notification]
+            header + """
             scenarios:
               resume-expected:
                 media:

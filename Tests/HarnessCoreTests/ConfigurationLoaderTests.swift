@@ -116,4 +116,20 @@ import Testing
         let text = valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- {launch: nasa-tv, home: nasa-tv}")
         #expect(error(text)?.message.contains("exactly one of") == true)
     }
+
+    @Test func lifeCycleStepsAndTransferTimingAreRead() throws {
+        let text = valid.replacingOccurrences(
+            of: "      - launch: nasa-tv\n",
+            with: "      - launch: nasa-tv\n      - crash: nasa-tv\n      - jetsam: nasa-tv\n      - forceQuit: nasa-tv\n"
+        ).replacingOccurrences(
+            of: "    backgroundPushBudget: 3s\n",
+            with: "    backgroundPushBudget: 3s\n    transferRetryDelay: 250ms\n    transferResourceTimeout: 1h\n")
+        let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
+        let steps = try #require(configuration.scenario(named: "first")).steps
+        #expect(steps.prefix(4).map(\.description) == ["launch nasa-tv", "crash nasa-tv", "jetsam nasa-tv", "forceQuit nasa-tv"])
+        #expect(configuration.services.device.transfers.retryDelay == .milliseconds(250))
+        #expect(configuration.services.device.transfers.resourceTimeout == .seconds(3600))
+        let unknown = valid.replacingOccurrences(of: "      - launch: nasa-tv\n", with: "      - crash: podcasts\n")
+        #expect(error(unknown)?.message.contains("no app named 'podcasts'") == true)
+    }
 }

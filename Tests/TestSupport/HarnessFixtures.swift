@@ -45,6 +45,27 @@ public enum ScenarioFixtures {
     public static var nasaTV: String { PackagePaths.binaries.appendingPathComponent("nasa-tv").path }
     public static var media: String { PackagePaths.root.appendingPathComponent("Fixtures/media").path }
 
+    /// The start of a scenario file: every service on a free port, the catalogue's media (`media` adds
+    /// settings such as `throttle: 200KB/s`), the device's settings, and the reference app as `app`,
+    /// run with `arguments`. Scenarios follow under `scenarios:`.
+    public static func header(media: String, device: String, app: String = "nasa-tv", arguments: [String] = []) -> String {
+        let command = ([nasaTV] + arguments).joined(separator: ", ")
+        return """
+            version: 1
+            services:
+              apns: {port: 0}
+              media: {port: 0, root: \(Self.media), \(media)}
+              parse: {port: 0}
+              device: {\(device)}
+            apps:
+              \(app):
+                bundleId: com.razeware.NASA-TV
+                command: [\(command)]
+                backgroundModes: [remote-notification]
+
+            """
+    }
+
     /// Writes `text` as `harness.yml` in a new folder and returns the file.
     public static func writeConfiguration(_ text: String, _ name: String = #function) throws -> URL {
         let file = try PackagePaths.temporaryDirectory(name).appendingPathComponent("harness.yml")
