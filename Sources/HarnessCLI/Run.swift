@@ -19,15 +19,29 @@ struct Run: AsyncParsableCommand {
     @Flag(help: "Do not run the apps' build commands (they are already built).")
     var skipBuild = false
 
+    @Option(
+        name: .customLong("app"),
+        help: "Run another app entry in place of one the scenario names, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
+    var appReplacements: [String] = []
+
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
         if skipBuild {
             for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
         }
-        guard let scenario = configuration.scenario(named: scenario) else {
+        guard var scenario = configuration.scenario(named: scenario) else {
             let known = configuration.scenarios.map(\.name).joined(separator: ", ")
             fail("no scenario named '\(self.scenario)' in \(options.config); known scenarios: \(known)", code: 2)
+        }
+        for replacement in appReplacements {
+            let names = replacement.split(separator: "=", maxSplits: 1).map(String.init)
+            guard names.count == 2 else { fail("--app takes NAME=OTHER, not '\(replacement)'", code: 2) }
+            for name in names where configuration.apps[name] == nil {
+                let known = configuration.apps.keys.sorted().joined(separator: ", ")
+                fail("--app \(replacement): no app named '\(name)' in \(options.config); apps: \(known)", code: 2)
+            }
+            scenario.steps = scenario.steps.map { $0.replacingApp(names[0], with: names[1]) }
         }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
@@ -35,7 +49,8 @@ struct Run: AsyncParsableCommand {
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
-        let task = Task { await runner.run(scenario) { line in say(line) } }
+        let chosen = scenario
+        let task = Task { await runner.run(chosen) { line in say(line) } }
         let signals = InterruptSignals { task.cancel() }
         let result = await task.value
         signals.cancel()

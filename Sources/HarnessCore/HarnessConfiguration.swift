@@ -117,6 +117,20 @@ public enum Step: Sendable, CustomStringConvertible {
     /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
     case push(body: JSONBox)
 
+    /// The same step acting on `other` where it acts on `app`.
+    public func replacingApp(_ app: String, with other: String) -> Step {
+        func swap(_ name: String) -> String { name == app ? other : name }
+        switch self {
+        case .launch(let name): return .launch(app: swap(name))
+        case .home(let name): return .home(app: swap(name))
+        case .foreground(let name): return .foreground(app: swap(name))
+        case .crash(let name): return .crash(app: swap(name))
+        case .jetsam(let name): return .jetsam(app: swap(name))
+        case .forceQuit(let name): return .forceQuit(app: swap(name))
+        case .waitFor, .network, .push: return self
+        }
+    }
+
     /// The app the step acts on, if any.
     public var app: String? {
         switch self {

@@ -20,4 +20,15 @@ import Testing
         let timeline = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
         #expect(!timeline.isEmpty)
     }
+
+    /// The Python reference app (Fixtures/apps/nasa_tv.py) speaks the device protocol on its own and
+    /// passes the main chain and the background-session scenarios.
+    @Test(arguments: ["silent-push-photo", "transfer-survives-crash", "transfer-cancelled-by-force-quit"])
+    func thePythonAppPasses(_ scenario: String) async throws {
+        let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario, ["--app", "nasa-tv=nasa-tv-python"])
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.contains("PASS \(scenario)"))
+        let timeline = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
+        #expect(timeline.contains("in Python"), "the Python app ran")
+    }
 }

@@ -94,6 +94,16 @@ import Testing
         #expect(result.standardError.contains("silent-push-photo"))
     }
 
+    @Test func aBadAppReplacementExits2NamingTheApps() async throws {
+        let unknown = try await run(["run", "silent-push-photo", "--app", "nasa-tv=nope"])
+        #expect(unknown.status == 2)
+        #expect(unknown.standardError.contains("no app named 'nope'"), "\(unknown.transcript)")
+        #expect(unknown.standardError.contains("nasa-tv-python"))
+        let malformed = try await run(["run", "silent-push-photo", "--app", "nasa-tv"])
+        #expect(malformed.status == 2)
+        #expect(malformed.standardError.contains("--app takes NAME=OTHER"), "\(malformed.transcript)")
+    }
+
     @Test func anUnknownKeyExits2NamingFileLineAndKey() async throws {
         let directory = try PackagePaths.temporaryDirectory()
         let file = directory.appendingPathComponent("harness.yml")

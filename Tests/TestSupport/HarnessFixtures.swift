@@ -12,10 +12,14 @@ public enum HarnessCommand {
         return try await ChildProcess.run(path, arguments, currentDirectory: PackagePaths.root)
     }
 
-    /// Runs a catalogue scenario on free ports, without building the apps, with its report in a new folder.
-    public static func runCatalogueScenario(_ scenario: String) async throws -> (ChildProcess, reports: URL) {
+    /// Runs a catalogue scenario on free ports, without building the apps, with its report in a new
+    /// folder; `arguments` go to `harness run` as well.
+    public static func runCatalogueScenario(_ scenario: String, _ arguments: [String] = []) async throws -> (
+        ChildProcess, reports: URL
+    ) {
         let reports = try PackagePaths.temporaryDirectory(scenario)
-        let result = try await run(["run", scenario, "--ephemeral-ports", "--skip-build", "--report-dir", reports.path])
+        let result = try await run(
+            ["run", scenario, "--ephemeral-ports", "--skip-build", "--report-dir", reports.path] + arguments)
         return (result, reports)
     }
 
