@@ -134,6 +134,25 @@ actor TransferDaemon {
     }
 }
 
+/// The waits between a background task's attempts: `first`, doubling after each attempt that received
+/// nothing, up to `limit`; back to `first` after an attempt that received bytes.
+struct RetryBackoff {
+    let first: Duration
+    var limit: Duration = .seconds(60)
+    private var current: Duration
+
+    init(first: Duration) {
+        self.first = first
+        self.current = first
+    }
+
+    mutating func delay(afterAttemptThatReceivedBytes receivedBytes: Bool) -> Duration {
+        if receivedBytes { current = first }
+        defer { current = min(current * 2, limit) }
+        return min(current, limit)
+    }
+}
+
 /// One download task, over as many attempts as it takes.
 private struct Download: Sendable {
     let params: DownloadTaskParams
@@ -153,6 +172,8 @@ private struct Download: Sendable {
         var hasher = SHA256()
         /// From the last response that carried the file; nil before any.
         var resume: ResumeValidator?
+        /// Body bytes the current attempt received.
+        var receivedInAttempt: Int64 = 0
     }
 
     /// An attempt that ended early; `error` is what the app would see if the task gives up.
@@ -164,15 +185,15 @@ private struct Download: Sendable {
         publish(.transferStarted, ["url": params.url])
         var progress = Progress()
         let giveUpAt = ContinuousClock.now + policy.resourceTimeout
-        var delay = policy.retryDelay
+        var backoff = RetryBackoff(first: policy.retryDelay)
         var attempt = 1
         while true {
-            let before = progress.written
             do {
                 let status = try await self.attempt(attempt, &progress)
                 await finish(status: status, progress: progress)
                 return
             } catch let interruption as Interruption {
+                let delay = backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
                 let retry = retries && !Task.isCancelled && interruption.error.code != -1000
                     && ContinuousClock.now + delay < giveUpAt
                 guard retry else { return await fail(interruption.error) }
@@ -190,9 +211,7 @@ private struct Download: Sendable {
                     attributes["next"] = "resume from byte \(progress.written)"
                 }
                 publish(.transferInterrupted, attributes)
-                if progress.written > before { delay = policy.retryDelay }
                 do { try await Task.sleep(for: delay) } catch { return await fail(Self.cancelled) }
-                if progress.written == before { delay = min(delay * 2, .seconds(60)) }
                 attempt += 1
             } catch {
                 return await fail(Self.taskError(for: error))
@@ -206,6 +225,7 @@ private struct Download: Sendable {
         guard let url = URL(string: params.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw Interruption(error: TaskError(code: -1000, localizedDescription: "bad URL: \(params.url)"))
         }
+        progress.receivedInAttempt = 0
         var request = HTTPClientRequest(url: params.url)
         request.headers.add(name: "User-Agent", value: "nsurlsessiond (PushHarness)")
         let resumeFrom: Int64? =
@@ -259,6 +279,7 @@ private struct Download: Sendable {
                 try handle.write(contentsOf: bytes)
                 progress.hasher.update(data: bytes)
                 progress.written += Int64(bytes.count)
+                progress.receivedInAttempt += Int64(bytes.count)
                 _ = await report(
                     .progress(
                         DidWriteDataParams(

@@ -168,11 +168,27 @@ import Testing
         }
         #expect(run.completion.error?.code == -1005, "\(String(describing: run.completion.error))")
         // Attempts at about 0, 0.2, 0.6 and 1.4 s; the next would start at 3 s, past the 2.5 s allowed.
-        // A loaded machine may lose the third retry to the deadline, never gain a fourth.
+        // A loaded machine may lose retries to the deadline, never gain one.
         let delays = run.events(.transferInterrupted).map { $0["retryIn"] ?? "" }
-        #expect((2...3).contains(delays.count), "\(delays)")
+        #expect((1...3).contains(delays.count), "\(delays)")
         #expect(delays == Array(["0.2 seconds", "0.4 seconds", "0.8 seconds"].prefix(delays.count)))
         #expect(run.events(.transferInterrupted).allSatisfy { $0["next"] == "start" })
         #expect(run.events(.transferFailed).count == 1)
+    }
+}
+
+@Suite struct RetryBackoffTests {
+    @Test func doublesWhileAttemptsReceiveNothingAndStartsOverAfterBytes() {
+        var backoff = RetryBackoff(first: .seconds(1))
+        let quiet = (0..<3).map { _ in backoff.delay(afterAttemptThatReceivedBytes: false) }
+        #expect(quiet == [.seconds(1), .seconds(2), .seconds(4)])
+        #expect(backoff.delay(afterAttemptThatReceivedBytes: true) == .seconds(1))
+        #expect(backoff.delay(afterAttemptThatReceivedBytes: false) == .seconds(2))
+    }
+
+    @Test func neverWaitsMoreThanTheLimit() {
+        var backoff = RetryBackoff(first: .seconds(20))
+        let delays = (0..<4).map { _ in backoff.delay(afterAttemptThatReceivedBytes: false) }
+        #expect(delays == [.seconds(20), .seconds(40), .seconds(60), .seconds(60)])
     }
 }
