@@ -7,6 +7,11 @@ public struct DeviceURLSessionConfiguration: Sendable {
     /// True for `background(withIdentifier:)`: the device's TransferDaemon runs the tasks, and they
     /// outlive the app.
     public var isBackground: Bool
+    /// Let the system wait for good conditions (Wi-Fi). Tasks of a background session created while the
+    /// app is in the background are discretionary anyway.
+    public var isDiscretionary = false
+    /// Whether tasks may use a cellular network.
+    public var allowsCellularAccess = true
 
     /// `URLSessionConfiguration.background(withIdentifier:)`.
     public static func background(withIdentifier identifier: String) -> DeviceURLSessionConfiguration {
@@ -61,7 +66,9 @@ public final class DeviceURLSession {
         application.sessions[configuration.identifier] = self
         application.send(
             DeviceMethod.sessionCreate,
-            SessionCreateParams(identifier: configuration.identifier, background: configuration.isBackground))
+            SessionCreateParams(
+                identifier: configuration.identifier, background: configuration.isBackground,
+                discretionary: configuration.isDiscretionary, allowsCellularAccess: configuration.allowsCellularAccess))
     }
 
     /// `downloadTask(with:)`: the task starts when resumed.

@@ -83,10 +83,17 @@ public struct SessionCreateParams: Codable, Sendable {
     /// A session made with `URLSessionConfiguration.background(withIdentifier:)`; a default session's
     /// tasks die with the app.
     public var background: Bool
+    /// `isDiscretionary`: wait for good conditions (Wi-Fi). Tasks a background session creates while
+    /// the app is in the background are discretionary whatever this says. Default false.
+    public var discretionary: Bool?
+    /// `allowsCellularAccess`. Default true.
+    public var allowsCellularAccess: Bool?
 
-    public init(identifier: String, background: Bool) {
+    public init(identifier: String, background: Bool, discretionary: Bool? = nil, allowsCellularAccess: Bool? = nil) {
         self.identifier = identifier
         self.background = background
+        self.discretionary = discretionary
+        self.allowsCellularAccess = allowsCellularAccess
     }
 }
 

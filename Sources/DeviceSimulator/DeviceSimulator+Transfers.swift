@@ -8,7 +8,7 @@ import HarnessTimeline
 /// the app has recreated it, `urlSessionDidFinishEvents`, and a watchdog on the completion handler.
 extension DeviceSimulator {
     func createSession(_ bundleId: String, _ params: SessionCreateParams) async {
-        await transferDaemon.createSession(bundleId: bundleId, identifier: params.identifier, background: params.background)
+        await transferDaemon.createSession(bundleId: bundleId, params)
         apps[bundleId]?.createdSessions.insert(params.identifier)
         if params.background { apps[bundleId]?.backgroundSessions.insert(params.identifier) }
         deliverHeldEvents(bundleId, session: params.identifier)
@@ -17,7 +17,10 @@ extension DeviceSimulator {
     func resumeDownload(_ bundleId: String, _ params: DownloadTaskParams) async throws {
         let file = try record(bundleId).container.temporaryDownloadURL()
         let session = params.session
-        try await transferDaemon.resume(bundleId: bundleId, params: params, temporaryFile: file) { event in
+        let createdInBackground = apps[bundleId]?.state != .active
+        try await transferDaemon.resume(
+            bundleId: bundleId, params: params, temporaryFile: file, createdInBackground: createdInBackground
+        ) { event in
             await self.forward(event, session: session, to: bundleId)
         }
         apps[bundleId]?.runningTasks[session, default: []].insert(params.taskIdentifier)

@@ -90,6 +90,7 @@ public actor DeviceSimulator {
         let wasReachable = self.network != "offline"
         self.network = network
         publish("device.network", ["network": network])
+        transferDaemon.gate.set(network)
         let reachable = network != "offline"
         if reachable != wasReachable { await pushRegistry.setReachable(reachable) }
     }

@@ -49,8 +49,9 @@ actor TransferDaemon {
     private let timeline: Timeline
     private let policy: TransferPolicy
     private let httpClient: HTTPClient
-    /// Whether each session is a background one (its tasks outlive the app).
-    private var sessions: [SessionKey: Bool] = [:]
+    /// The device's network, which tasks wait on.
+    let gate = NetworkGate()
+    private var sessions: [SessionKey: SessionCreateParams] = [:]
     private var tasks: [TaskKey: (task: Task<Void, Never>, cancellation: LockedState<Cancellation?>)] = [:]
 
     /// Why a task was cancelled, which decides the error the app is told.
@@ -84,28 +85,36 @@ actor TransferDaemon {
         self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
-    func createSession(bundleId: String, identifier: String, background: Bool) {
-        sessions[SessionKey(bundleId: bundleId, identifier: identifier)] = background
+    /// A session's settings; creating a session again (a relaunched app) replaces them.
+    func createSession(bundleId: String, _ params: SessionCreateParams) {
+        sessions[SessionKey(bundleId: bundleId, identifier: params.identifier)] = params
     }
 
     /// Starts a download into `temporaryFile`. `report` sees every event of the task, in order, and
     /// answers whether the app received it (what matters for `.finished`: the file's fate).
+    ///
+    /// - Parameter createdInBackground: the app was not in the foreground: a background session's
+    ///   task is then discretionary, whatever the session says (ios.md U2).
     func resume(
-        bundleId: String, params: DownloadTaskParams, temporaryFile: URL,
+        bundleId: String, params: DownloadTaskParams, temporaryFile: URL, createdInBackground: Bool,
         report: @escaping @Sendable (Event) async -> Bool
     ) throws {
         let session = SessionKey(bundleId: bundleId, identifier: params.session)
-        guard let background = sessions[session] else {
+        guard let settings = sessions[session] else {
             throw RPCError.refused("no session '\(params.session)': create it before resuming a task")
         }
         let key = TaskKey(session: session, taskIdentifier: params.taskIdentifier)
         guard tasks[key] == nil else {
             throw RPCError.refused("task \(params.taskIdentifier) of session '\(params.session)' is already running")
         }
+        let requirements = NetworkRequirements(
+            discretionary: (settings.discretionary ?? false) || (settings.background && createdInBackground),
+            allowsCellularAccess: settings.allowsCellularAccess ?? true)
         let cancellation = LockedState<Cancellation?>(nil)
         let download = Download(
-            params: params, file: temporaryFile, retries: background, policy: policy, client: httpClient,
-            timeline: timeline, cancellation: cancellation, report: report)
+            params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
+            gate: gate, policy: policy, client: httpClient, timeline: timeline, cancellation: cancellation,
+            report: report)
         let task = Task {
             await download.run()
             self.finished(key)
@@ -119,7 +128,7 @@ actor TransferDaemon {
     /// app's process on iOS; after a force-quit, its background sessions' tasks are cancelled too.
     func cancelTasksOfExitedApp(bundleId: String, forceQuit: Bool) {
         for (key, running) in tasks where key.session.bundleId == bundleId {
-            let background = sessions[key.session] ?? false
+            let background = sessions[key.session]?.background ?? false
             guard !background || forceQuit else { continue }
             running.cancellation.withLock { $0 = background ? .forceQuit : .diedWithApp }
             running.task.cancel()
@@ -159,14 +168,17 @@ private struct Download: Sendable {
     let file: URL
     /// Background sessions retry lost connections and timeouts; default sessions fail.
     let retries: Bool
+    let requirements: NetworkRequirements
+    let gate: NetworkGate
     let policy: TransferPolicy
     let client: HTTPClient
     let timeline: Timeline
     let cancellation: LockedState<TransferDaemon.Cancellation?>
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
-    /// What the task has so far, across attempts.
-    struct Progress {
+    /// What the task has so far, across attempts. A class so that an attempt can run as a child task
+    /// racing the network going away; only one attempt runs at a time, and the task awaits it.
+    final class Progress: @unchecked Sendable {
         var written: Int64 = 0
         var expected: Int64 = -1
         var hasher = SHA256()
@@ -182,18 +194,32 @@ private struct Download: Sendable {
     }
 
     func run() async {
-        publish(.transferStarted, ["url": params.url])
-        var progress = Progress()
+        publish(
+            .transferStarted,
+            [
+                "url": params.url, "discretionary": "\(requirements.discretionary)",
+                "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
+            ])
+        let progress = Progress()
         let giveUpAt = ContinuousClock.now + policy.resourceTimeout
         var backoff = RetryBackoff(first: policy.retryDelay)
         var attempt = 1
         while true {
+            if let why = requirements.whyNot(on: gate.network) {
+                publish(.transferWaiting, ["why": why, "network": gate.network])
+                await gate.waitUntilAllowed(requirements)
+                if Task.isCancelled { return await fail(Self.cancelled) }
+                publish(.transferUnblocked, ["network": gate.network])
+            }
             do {
-                let status = try await self.attempt(attempt, &progress)
+                let status = try await attemptWhileTheNetworkAllows(attempt, progress)
                 await finish(status: status, progress: progress)
                 return
             } catch let interruption as Interruption {
-                let delay = backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
+                // Lost with the network: retry as soon as it suits the task again, not after a wait.
+                let delay =
+                    requirements.whyNot(on: gate.network) != nil
+                    ? .zero : backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
                 let retry = retries && !Task.isCancelled && interruption.error.code != -1000
                     && ContinuousClock.now + delay < giveUpAt
                 guard retry else { return await fail(interruption.error) }
@@ -211,7 +237,9 @@ private struct Download: Sendable {
                     attributes["next"] = "resume from byte \(progress.written)"
                 }
                 publish(.transferInterrupted, attributes)
-                do { try await Task.sleep(for: delay) } catch { return await fail(Self.cancelled) }
+                if delay > .zero {
+                    do { try await Task.sleep(for: delay) } catch { return await fail(Self.cancelled) }
+                }
                 attempt += 1
             } catch {
                 return await fail(Self.taskError(for: error))
@@ -219,9 +247,42 @@ private struct Download: Sendable {
         }
     }
 
+    /// One attempt, cut short if the network stops suiting the task meanwhile.
+    private func attemptWhileTheNetworkAllows(_ number: Int, _ progress: Progress) async throws -> Int {
+        enum Outcome: Sendable {
+            case finished(Int)
+            case failed(any Error)
+            case networkLost
+        }
+        let outcome = await withTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                do { return .finished(try await self.attempt(number, progress)) } catch { return .failed(error) }
+            }
+            group.addTask {
+                await gate.waitUntilDisallowed(requirements)
+                return .networkLost
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
+        switch outcome {
+        case .finished(let status):
+            return status
+        case .failed(let error):
+            throw error
+        case .networkLost:
+            let why = requirements.whyNot(on: gate.network) ?? "the network changed"
+            throw Interruption(
+                error: TaskError(
+                    code: -1005,
+                    localizedDescription: "the network connection was lost after \(progress.written) bytes (\(why))"))
+        }
+    }
+
     /// One request: resumes with `Range` + `If-Range` when the task has bytes and the server allows
     /// it, else (re)starts from zero. Returns the response's status once the body is complete.
-    private func attempt(_ number: Int, _ progress: inout Progress) async throws -> Int {
+    private func attempt(_ number: Int, _ progress: Progress) async throws -> Int {
         guard let url = URL(string: params.url), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
             throw Interruption(error: TaskError(code: -1000, localizedDescription: "bad URL: \(params.url)"))
         }

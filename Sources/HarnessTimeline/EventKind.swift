@@ -57,6 +57,11 @@ extension EventKind {
     /// An attempt of a background task ended early; it will be retried (`next`: `resume from byte N`,
     /// `restart from zero` with `why`, or `start`).
     public static let transferInterrupted: EventKind = "transfer.interrupted"
+    /// A task may not use the device's network yet (`why`, `network`): discretionary and waiting for
+    /// Wi-Fi, no cellular access, or no network at all.
+    public static let transferWaiting: EventKind = "transfer.waiting"
+    /// The network now suits a waiting task (`network`); it starts or resumes.
+    public static let transferUnblocked: EventKind = "transfer.unblocked"
     /// A retry continued from where the last attempt stopped (`fromByte`), with `Range` and `If-Range`.
     public static let transferResumed: EventKind = "transfer.resumed"
     /// A retry started the file over, losing `lostBytes`, and `why`.

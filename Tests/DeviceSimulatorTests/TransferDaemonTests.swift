@@ -68,11 +68,12 @@ import Testing
         let app = App(kept: root.appendingPathComponent("kept.jpg"))
         let temporaryFile = root.appendingPathComponent("CFNetworkDownload_1.tmp")
         do {
-            await daemon.createSession(bundleId: "com.example", identifier: "photos", background: background)
+            await daemon.createSession(
+                bundleId: "com.example", SessionCreateParams(identifier: "photos", background: background))
             try await daemon.resume(
                 bundleId: "com.example",
                 params: DownloadTaskParams(session: "photos", taskIdentifier: 1, url: server.url + Self.path),
-                temporaryFile: temporaryFile
+                temporaryFile: temporaryFile, createdInBackground: false
             ) { event in await app.receive(event) }
             let completion = await app.completed()
             await daemon.shutdown()

@@ -11,7 +11,7 @@ import Testing
         "offline-store-and-forward", "offline-expiry", "alert-collapse", "priority-5-coalesced",
         "resume-after-disconnect", "restart-without-accept-ranges", "silent-push-foreground", "silent-push-after-crash",
         "silent-push-force-quit", "transfer-survives-crash", "transfer-cancelled-by-force-quit",
-        "transfer-completes-while-suspended",
+        "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
