@@ -3,20 +3,15 @@ import HarnessTimeline
 
 /// What a transfer task needs of the device's network (ios.md U2, U8): any connection, or Wi-Fi for
 /// a discretionary task or one whose session does not allow cellular access.
-public struct NetworkRequirements: Sendable, Equatable {
+struct NetworkRequirements: Sendable, Equatable {
     /// `isDiscretionary`, set by the session or forced on tasks created in the background: the system
     /// waits for good conditions, which here means Wi-Fi.
-    public var discretionary: Bool
+    var discretionary: Bool
     /// `allowsCellularAccess` of the session.
-    public var allowsCellularAccess: Bool
-
-    public init(discretionary: Bool, allowsCellularAccess: Bool) {
-        self.discretionary = discretionary
-        self.allowsCellularAccess = allowsCellularAccess
-    }
+    var allowsCellularAccess: Bool
 
     /// Why the task cannot use `network` (`wifi`, `cellular` or `offline`); nil when it can.
-    public func whyNot(on network: String) -> String? {
+    func whyNot(on network: String) -> String? {
         switch network {
         case "wifi":
             return nil
