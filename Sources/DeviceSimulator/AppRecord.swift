@@ -6,6 +6,12 @@ struct AppRecord {
     let app: InstalledApp
     let container: AppContainer
     var state: AppState = .notRunning(.neverLaunched)
+    /// The app's background-push budget.
+    var wakeBudget: WakeBudget
+    /// The one background push held back by the settings or the budget (ios.md P7–P10), with the
+    /// task that releases it when the budget allows.
+    var heldPush: (push: IncomingPush, notification: RemoteNotificationParams)?
+    var heldPushRelease: Task<Void, Never>?
     var process: AppProcess?
     var connection: AppConnection?
     var deviceToken: String?
@@ -43,9 +49,10 @@ struct AppRecord {
     /// Whether the app has nothing left it may finish in the background, so it can be suspended.
     var isIdle: Bool { outstandingCompletions.isEmpty && sessionHandlers.isEmpty }
 
-    init(app: InstalledApp, container: AppContainer) {
+    init(app: InstalledApp, container: AppContainer, wakeBudget: WakeBudget) {
         self.app = app
         self.container = container
+        self.wakeBudget = wakeBudget
     }
 }
 

@@ -14,6 +14,8 @@ public struct DeviceConfiguration: Sendable {
     public var launchTimeout: Duration = .seconds(20)
     /// Timeouts and retries of background transfers (nsurlsessiond).
     public var transfers = TransferPolicy()
+    /// The settings and budget that may hold background pushes (permissive by default).
+    public var pushPolicy = PushPolicy()
     /// Extra environment for every app (service URLs, keys).
     public var environment: [String: String] = [:]
 

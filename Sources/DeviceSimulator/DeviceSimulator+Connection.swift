@@ -95,6 +95,9 @@ extension DeviceSimulator {
             publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
         announceSessionsAfterLaunch(bundleId)
+        if record.state == .active, record.heldPush != nil {
+            Task { await self.releaseHeldPush(bundleId, why: "the user opened the app") }
+        }
         for session in record.createdSessions.sorted() { deliverHeldEvents(bundleId, session: session) }
     }
 

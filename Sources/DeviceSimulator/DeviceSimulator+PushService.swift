@@ -18,6 +18,28 @@ extension DeviceSimulator {
         let completionId = nextCompletionId
         nextCompletionId += 1
         let notification = RemoteNotificationParams(completionId: completionId, userInfo: push.payload)
+        if decision != .deliverInForeground, let alert = push.alert {
+            showNotification(bundleId, identifier: push.collapseId ?? push.apnsId, alert: alert)
+        }
+        await wake(bundleId, with: push, notification, decision: decision)
+    }
+
+    /// Carries out the rule's decision, unless the settings or the budget hold the wake back.
+    private func wake(
+        _ bundleId: String, with push: IncomingPush, _ notification: RemoteNotificationParams,
+        decision: SilentPushWakeRule.Decision
+    ) async {
+        guard let record = apps[bundleId] else { return }
+        let completionId = notification.completionId
+        if [.deliverInBackground, .resumeInBackground, .launchInBackground].contains(decision) {
+            switch record.wakeBudget.verdict(at: policyNow) {
+            case .allowed:
+                apps[bundleId]?.wakeBudget.record(at: policyNow)
+            case .held(let reason, let until):
+                hold(push, notification, for: bundleId, reason: reason, until: until)
+                return
+            }
+        }
         switch decision {
         case .deliverInForeground:
             // No clock while active; it starts if the user leaves the app before the handler is called.
@@ -48,9 +70,54 @@ extension DeviceSimulator {
         case .notLaunchedAfterForceQuit, .ignoredNoBackgroundMode, .notSilent:
             break
         }
-        if decision != .deliverInForeground, let alert = push.alert {
-            showNotification(bundleId, identifier: push.collapseId ?? push.apnsId, alert: alert)
+    }
+
+    /// Holds a background push back (ios.md P10, P11); only the newest is kept (P7).
+    private func hold(
+        _ push: IncomingPush, _ notification: RemoteNotificationParams, for bundleId: String, reason: String,
+        until: Duration?
+    ) {
+        discardHeldPush(bundleId, because: "a newer push arrived; only the newest held push is kept")
+        apps[bundleId]?.heldPush = (push, notification)
+        var attributes: EventAttributes = [
+            "bundleId": bundleId, "apnsId": push.apnsId, "completionId": "\(notification.completionId)", "reason": reason,
+        ]
+        attributes["until"] = until.map { "\($0 - policyNow)" }
+        publish(.pushHeld, attributes)
+        guard let until else { return }
+        let wait = until - policyNow
+        apps[bundleId]?.heldPushRelease = Task {
+            try? await Task.sleep(for: wait)
+            guard !Task.isCancelled else { return }
+            await self.releaseHeldPush(bundleId, why: "the budget allows a wake again")
         }
+    }
+
+    func discardHeldPush(_ bundleId: String, because reason: String) {
+        guard let held = apps[bundleId]?.heldPush else { return }
+        apps[bundleId]?.heldPush = nil
+        apps[bundleId]?.heldPushRelease?.cancel()
+        publish(
+            .pushDiscarded,
+            [
+                "bundleId": bundleId, "apnsId": held.push.apnsId, "completionId": "\(held.notification.completionId)",
+                "reason": reason,
+            ])
+    }
+
+    /// Lets the held push through, decided again for the app's state now: woken in the background if
+    /// the budget allows, or delivered in the foreground when the user opened the app (P8).
+    func releaseHeldPush(_ bundleId: String, why: String) async {
+        guard let record = apps[bundleId], let held = record.heldPush else { return }
+        apps[bundleId]?.heldPush = nil
+        apps[bundleId]?.heldPushRelease?.cancel()
+        publish(
+            .pushReleased,
+            ["bundleId": bundleId, "apnsId": held.push.apnsId, "completionId": "\(held.notification.completionId)", "why": why])
+        let decision = SilentPushWakeRule.decide(
+            state: record.state, isContentAvailable: held.push.isContentAvailable,
+            backgroundModes: record.app.backgroundModes)
+        await wake(bundleId, with: held.push, held.notification, decision: decision)
     }
 
     /// The system shows a visible push in Notification Center; a notification with the identifier of

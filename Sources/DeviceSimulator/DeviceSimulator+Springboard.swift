@@ -174,6 +174,7 @@ extension DeviceSimulator {
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
         setState(bundleId, .notRunning(cause))
         forgetSessionsOfExitedProcess(bundleId)
+        discardHeldPush(bundleId, because: "the app was terminated (\(cause.rawValue)); iOS drops a held push then")
         await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)
         if let waiter, let failure { waiter.resume(throwing: failure) }
         let exitWaiters = apps[bundleId]?.exitWaiters ?? []

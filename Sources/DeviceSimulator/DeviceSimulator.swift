@@ -24,6 +24,11 @@ public actor DeviceSimulator {
     /// Notifications shown by the system (alert pushes, local notifications), by identifier.
     var shownNotifications: [String: String] = [:]
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
+    /// The start of the device's policy clock: budgets count time from here.
+    let policyClockStart = ContinuousClock.now
+
+    /// The policy clock's reading.
+    var policyNow: Duration { policyClockStart.duration(to: .now) }
 
     public init(
         configuration: DeviceConfiguration, timeline: Timeline, pushRegistry: any PushRegistry,
@@ -97,7 +102,7 @@ public actor DeviceSimulator {
 
     public func install(_ app: InstalledApp) throws {
         let container = try AppContainer(root: configuration.dataDirectory, bundleId: app.bundleId)
-        apps[app.bundleId] = AppRecord(app: app, container: container)
+        apps[app.bundleId] = AppRecord(app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
     }
 
     public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }

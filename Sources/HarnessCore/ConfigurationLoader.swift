@@ -111,7 +111,7 @@ public enum ConfigurationLoader {
         var settings = base
         let entries = try reader.mapping(known: [
             "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay",
+            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget",
         ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
@@ -119,6 +119,23 @@ public enum ConfigurationLoader {
         if let value = entries["transferRequestTimeout"] { settings.transfers.requestTimeout = try value.duration() }
         if let value = entries["transferResourceTimeout"] { settings.transfers.resourceTimeout = try value.duration() }
         if let value = entries["transferRetryDelay"] { settings.transfers.retryDelay = try value.duration() }
+        if let value = entries["backgroundAppRefresh"] { settings.pushPolicy.backgroundAppRefresh = try value.bool() }
+        if let value = entries["lowPowerMode"] { settings.pushPolicy.lowPowerMode = try value.bool() }
+        if let value = entries["pushBudget"] {
+            if case .scalar = value.node {
+                guard try value.string() == "permissive" else {
+                    throw value.error("pushBudget is 'permissive' or {perHour: N, perDay: N}")
+                }
+                settings.pushPolicy.wakesPerHour = nil
+                settings.pushPolicy.wakesPerDay = nil
+            } else {
+                let budget = try value.mapping(known: ["perHour", "perDay"])
+                for (key, entry) in budget {
+                    let count = try entry.int(range: 0...1_000_000)
+                    if key == "perHour" { settings.pushPolicy.wakesPerHour = count } else { settings.pushPolicy.wakesPerDay = count }
+                }
+            }
+        }
         return settings
     }
 

@@ -69,6 +69,8 @@ public struct DeviceSettings: Sendable {
     public var launchTimeout: Duration = .seconds(20)
     /// Timeouts and retries of background transfers.
     public var transfers = TransferPolicy()
+    /// Background App Refresh, Low Power Mode and the background-push budget.
+    public var pushPolicy = PushPolicy()
 }
 
 public struct AppConfiguration: Sendable {

@@ -80,6 +80,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
         deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
         deviceConfiguration.transfers = deviceSettings.transfers
+        deviceConfiguration.pushPolicy = deviceSettings.pushPolicy
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

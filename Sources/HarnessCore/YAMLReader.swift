@@ -64,6 +64,15 @@ struct YAMLReader {
 
     func port() throws -> Int { try int(range: 0...65535) }
 
+    /// `true` or `false` (YAML 1.2's spellings only: `yes`/`on` are refused, as they are ambiguous).
+    func bool() throws -> Bool {
+        switch try string() {
+        case "true": return true
+        case "false": return false
+        case let other: throw error("expected true or false, found '\(other)'")
+        }
+    }
+
     /// A number from 0 to 1.
     func fraction() throws -> Double {
         guard let value = Double(try string().trimmingCharacters(in: .whitespaces)), (0...1).contains(value) else {

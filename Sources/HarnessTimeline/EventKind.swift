@@ -49,6 +49,12 @@ extension EventKind {
     public static let appOutput: EventKind = "device.app.output"
     public static let pushReceived: EventKind = "device.push.received"
     public static let pushDelivered: EventKind = "device.push.delivered"
+    /// A background push held back by the settings or the budget (`reason`, `until`): ios.md P10, P11.
+    public static let pushHeld: EventKind = "device.push.held"
+    /// A held push dropped (`reason`: a newer one replaced it, or the app was killed): P7, P9.
+    public static let pushDiscarded: EventKind = "device.push.discarded"
+    /// A held push let through (`why`: the budget allows it again, or the user opened the app): P8.
+    public static let pushReleased: EventKind = "device.push.released"
     public static let watchdogKilled: EventKind = "device.watchdog.killed"
     public static let transferStarted: EventKind = "transfer.started"
     public static let transferProgress: EventKind = "transfer.progress"

@@ -132,4 +132,22 @@ import Testing
         let unknown = valid.replacingOccurrences(of: "      - launch: nasa-tv\n", with: "      - crash: podcasts\n")
         #expect(error(unknown)?.message.contains("no app named 'podcasts'") == true)
     }
+
+    @Test func pushPolicySettingsAreRead() throws {
+        let text = valid.replacingOccurrences(
+            of: "    backgroundPushBudget: 3s\n",
+            with: "    backgroundPushBudget: 3s\n    lowPowerMode: true\n    backgroundAppRefresh: false\n    pushBudget: {perHour: 2, perDay: 12}\n")
+        let policy = try ConfigurationLoader.parse(text, file: "harness.yml").services.device.pushPolicy
+        #expect(policy.lowPowerMode && !policy.backgroundAppRefresh)
+        #expect(policy.wakesPerHour == 2 && policy.wakesPerDay == 12)
+        let permissive = valid.replacingOccurrences(
+            of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: permissive\n")
+        #expect(try ConfigurationLoader.parse(permissive, file: "harness.yml").services.device.pushPolicy.wakesPerHour == nil)
+        let wrong = valid.replacingOccurrences(
+            of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    lowPowerMode: yes\n")
+        #expect(error(wrong)?.message.contains("expected true or false, found 'yes'") == true)
+        let unknown = valid.replacingOccurrences(
+            of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: {perMinute: 1}\n")
+        #expect(error(unknown)?.message.contains("perMinute") == true)
+    }
 }

@@ -1,0 +1,59 @@
+import DeviceSimulator
+import Testing
+
+/// ios.md P10 and P11: the settings and budget that hold background pushes.
+@Suite struct WakeBudgetTests {
+    @Test func permissiveByDefault() {
+        var budget = WakeBudget(policy: PushPolicy())
+        for minute in 0..<100 {
+            #expect(budget.verdict(at: .seconds(minute * 60)) == .allowed)
+            budget.record(at: .seconds(minute * 60))
+        }
+    }
+
+    @Test func p11BackgroundAppRefreshOffOrLowPowerModeHoldsEveryWake() {
+        var off = PushPolicy()
+        off.backgroundAppRefresh = false
+        #expect(WakeBudget(policy: off).verdict(at: .zero) == .held(reason: "Background App Refresh is off", until: nil))
+        var lowPower = PushPolicy()
+        lowPower.lowPowerMode = true
+        guard case .held(let reason, nil) = WakeBudget(policy: lowPower).verdict(at: .zero) else {
+            Issue.record("Low Power Mode must hold the wake")
+            return
+        }
+        #expect(reason.contains("Low Power Mode"))
+    }
+
+    @Test func p10AnHourlyAllowanceHoldsTheNextWakeUntilTheOldestLeavesTheHour() {
+        var policy = PushPolicy()
+        policy.wakesPerHour = 3
+        var budget = WakeBudget(policy: policy)
+        for minute in [0, 10, 20] {
+            #expect(budget.verdict(at: .seconds(minute * 60)) == .allowed)
+            budget.record(at: .seconds(minute * 60))
+        }
+        guard case .held(let reason, let until) = budget.verdict(at: .seconds(30 * 60)) else {
+            Issue.record("the fourth wake within the hour must be held")
+            return
+        }
+        #expect(reason.contains("3 background wakes in the last hour"))
+        #expect(until == .seconds(3600), "when the first wake leaves the hour")
+        #expect(budget.verdict(at: .seconds(3601)) == .allowed)
+    }
+
+    @Test func p10ADailyBudgetResets24HoursAfterItBegan() {
+        var policy = PushPolicy()
+        policy.wakesPerDay = 2
+        var budget = WakeBudget(policy: policy)
+        budget.record(at: .seconds(100))
+        budget.record(at: .seconds(7200))
+        guard case .held(_, let until) = budget.verdict(at: .seconds(10_000)) else {
+            Issue.record("the third wake of the day must be held")
+            return
+        }
+        #expect(until == .seconds(86_500))
+        #expect(budget.verdict(at: .seconds(86_500)) == .allowed)
+        budget.record(at: .seconds(86_500))
+        #expect(budget.verdict(at: .seconds(86_501)) == .allowed, "a new day, one wake counted")
+    }
+}
