@@ -16,6 +16,8 @@ public struct DeviceConfiguration: Sendable {
     public var transfers = TransferPolicy()
     /// The settings and budget that may hold background pushes (permissive by default).
     public var pushPolicy = PushPolicy()
+    /// Real seconds per policy second for every policy timer (``PolicyClock``); 1 is real time.
+    public var timeScale: Double = 1
     /// Extra environment for every app (service URLs, keys).
     public var environment: [String: String] = [:]
 

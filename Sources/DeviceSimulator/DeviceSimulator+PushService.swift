@@ -86,8 +86,9 @@ extension DeviceSimulator {
         publish(.pushHeld, attributes)
         guard let until else { return }
         let wait = until - policyNow
+        let clock = clock
         apps[bundleId]?.heldPushRelease = Task {
-            try? await Task.sleep(for: wait)
+            try? await clock.sleep(for: wait)
             guard !Task.isCancelled else { return }
             await self.releaseHeldPush(bundleId, why: "the budget allows a wake again")
         }
@@ -151,7 +152,7 @@ extension DeviceSimulator {
         apps[bundleId]?.suspendTask?.cancel()
         let budget = configuration.backgroundPushBudget
         apps[bundleId]?.outstandingCompletions[completionId] = Task {
-            try? await Task.sleep(for: budget)
+            try? await clock.sleep(for: budget)
             guard !Task.isCancelled else { return }
             self.budgetExpired(bundleId, completionId: completionId)
         }

@@ -100,7 +100,7 @@ extension DeviceSimulator {
     func scheduleSuspension(_ bundleId: String, after delay: Duration) {
         apps[bundleId]?.suspendTask?.cancel()
         apps[bundleId]?.suspendTask = Task {
-            try? await Task.sleep(for: delay)
+            try? await clock.sleep(for: delay)
             guard !Task.isCancelled else { return }
             self.suspendIfIdle(bundleId)
         }

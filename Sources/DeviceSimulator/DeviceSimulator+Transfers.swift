@@ -136,7 +136,7 @@ extension DeviceSimulator {
         nextCompletionId += 1
         let budget = configuration.backgroundPushBudget
         let watchdog = Task {
-            try? await Task.sleep(for: budget)
+            try? await clock.sleep(for: budget)
             guard !Task.isCancelled else { return }
             self.sessionHandlerExpired(bundleId, session: session, completionId: completionId)
         }

@@ -24,11 +24,11 @@ public actor DeviceSimulator {
     /// Notifications shown by the system (alert pushes, local notifications), by identifier.
     var shownNotifications: [String: String] = [:]
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
-    /// The start of the device's policy clock: budgets count time from here.
-    let policyClockStart = ContinuousClock.now
+    /// Every policy timer runs on this clock.
+    let clock: PolicyClock
 
     /// The policy clock's reading.
-    var policyNow: Duration { policyClockStart.duration(to: .now) }
+    var policyNow: Duration { clock.now }
 
     public init(
         configuration: DeviceConfiguration, timeline: Timeline, pushRegistry: any PushRegistry,
@@ -37,7 +37,8 @@ public actor DeviceSimulator {
         self.configuration = configuration
         self.timeline = timeline
         self.pushRegistry = pushRegistry
-        self.transferDaemon = TransferDaemon(timeline: timeline, policy: configuration.transfers)
+        self.clock = PolicyClock(timeScale: configuration.timeScale)
+        self.transferDaemon = TransferDaemon(timeline: timeline, policy: configuration.transfers, clock: clock)
         self.logger = logger
     }
 

@@ -48,6 +48,8 @@ actor TransferDaemon {
 
     private let timeline: Timeline
     private let policy: TransferPolicy
+    /// Retry waits and the resource timeout are policy time; the network's own timeouts are real.
+    private let clock: PolicyClock
     private let httpClient: HTTPClient
     /// The device's network, which tasks wait on.
     let gate = NetworkGate()
@@ -77,9 +79,10 @@ actor TransferDaemon {
         }
     }
 
-    init(timeline: Timeline, policy: TransferPolicy = TransferPolicy()) {
+    init(timeline: Timeline, policy: TransferPolicy = TransferPolicy(), clock: PolicyClock = PolicyClock()) {
         self.timeline = timeline
         self.policy = policy
+        self.clock = clock
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: policy.requestTimeout.timeAmount, read: policy.requestTimeout.timeAmount)
         self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -113,7 +116,7 @@ actor TransferDaemon {
         let cancellation = LockedState<Cancellation?>(nil)
         let download = Download(
             params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
-            gate: gate, policy: policy, client: httpClient, timeline: timeline, cancellation: cancellation,
+            gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline, cancellation: cancellation,
             report: report)
         let task = Task {
             await download.run()
@@ -171,6 +174,7 @@ private struct Download: Sendable {
     let requirements: NetworkRequirements
     let gate: NetworkGate
     let policy: TransferPolicy
+    let clock: PolicyClock
     let client: HTTPClient
     let timeline: Timeline
     let cancellation: LockedState<TransferDaemon.Cancellation?>
@@ -201,7 +205,7 @@ private struct Download: Sendable {
                 "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
             ])
         let progress = Progress()
-        let giveUpAt = ContinuousClock.now + policy.resourceTimeout
+        let giveUpAt = clock.now + policy.resourceTimeout
         var backoff = RetryBackoff(first: policy.retryDelay)
         var attempt = 1
         while true {
@@ -221,7 +225,7 @@ private struct Download: Sendable {
                     requirements.whyNot(on: gate.network) != nil
                     ? .zero : backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
                 let retry = retries && !Task.isCancelled && interruption.error.code != -1000
-                    && ContinuousClock.now + delay < giveUpAt
+                    && clock.now + delay < giveUpAt
                 guard retry else { return await fail(interruption.error) }
                 var attributes: EventAttributes = [
                     "attempt": "\(attempt)", "bytes": "\(progress.written)", "expected": "\(progress.expected)",
@@ -238,7 +242,7 @@ private struct Download: Sendable {
                 }
                 publish(.transferInterrupted, attributes)
                 if delay > .zero {
-                    do { try await Task.sleep(for: delay) } catch { return await fail(Self.cancelled) }
+                    do { try await clock.sleep(for: delay) } catch { return await fail(Self.cancelled) }
                 }
                 attempt += 1
             } catch {

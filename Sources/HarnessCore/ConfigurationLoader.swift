@@ -111,7 +111,7 @@ public enum ConfigurationLoader {
         var settings = base
         let entries = try reader.mapping(known: [
             "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget",
+            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale",
         ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
@@ -121,6 +121,12 @@ public enum ConfigurationLoader {
         if let value = entries["transferRetryDelay"] { settings.transfers.retryDelay = try value.duration() }
         if let value = entries["backgroundAppRefresh"] { settings.pushPolicy.backgroundAppRefresh = try value.bool() }
         if let value = entries["lowPowerMode"] { settings.pushPolicy.lowPowerMode = try value.bool() }
+        if let value = entries["timeScale"] {
+            guard let scale = Double(try value.string()), scale > 0, scale <= 1000 else {
+                throw value.error("timeScale is a positive number of real seconds per policy second, such as 0.1")
+            }
+            settings.timeScale = scale
+        }
         if let value = entries["pushBudget"] {
             if case .scalar = value.node {
                 guard try value.string() == "permissive" else {

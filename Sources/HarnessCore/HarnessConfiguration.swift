@@ -71,6 +71,8 @@ public struct DeviceSettings: Sendable {
     public var transfers = TransferPolicy()
     /// Background App Refresh, Low Power Mode and the background-push budget.
     public var pushPolicy = PushPolicy()
+    /// Real seconds per policy second (0.1 turns the 30 s budget into 3 s); 1 is real time.
+    public var timeScale: Double = 1
 }
 
 public struct AppConfiguration: Sendable {

@@ -26,7 +26,8 @@ public final class ServiceStack: Sendable {
         apnsConfiguration.controlPort = services.apns.controlPort
         apnsConfiguration.teamId = services.apns.teamId
         apnsConfiguration.keyId = services.apns.keyId
-        apnsConfiguration.delivery.coalescingWindow = services.apns.coalescingWindow
+        // The coalescing window is a policy timer: it runs on the device's scaled clock.
+        apnsConfiguration.delivery.coalescingWindow = services.apns.coalescingWindow * deviceSettings.timeScale
         let apns = try await FakeAPNsServer.bind(configuration: apnsConfiguration, timeline: timeline, logger: logger)
         timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
 
@@ -81,6 +82,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
         deviceConfiguration.transfers = deviceSettings.transfers
         deviceConfiguration.pushPolicy = deviceSettings.pushPolicy
+        deviceConfiguration.timeScale = deviceSettings.timeScale
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

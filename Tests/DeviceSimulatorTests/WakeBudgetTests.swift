@@ -57,3 +57,17 @@ import Testing
         #expect(budget.verdict(at: .seconds(86_501)) == .allowed, "a new day, one wake counted")
     }
 }
+
+@Suite struct PolicyClockTests {
+    @Test func aScaledClockRunsPolicyTimeFaster() async throws {
+        let clock = PolicyClock(timeScale: 0.1)
+        #expect(clock.real(.seconds(30)) == .seconds(3))
+        let before = clock.now
+        try await clock.sleep(for: .milliseconds(500))  // 50 ms of real time
+        #expect(clock.now - before >= .milliseconds(500))
+    }
+
+    @Test func realTimeByDefault() {
+        #expect(PolicyClock().real(.seconds(30)) == .seconds(30))
+    }
+}

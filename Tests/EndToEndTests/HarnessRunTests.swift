@@ -81,6 +81,35 @@ import Testing
         #expect(junit.contains("completion handler"))
     }
 
+    /// At timeScale 0.1 the 30 s budget of a silent push runs out after 3 s of real time: the watchdog
+    /// still names 30 s, and fires between 3 s and (far below) 30 s after the wake.
+    @Test func aScaledPolicyClockShortensTheBudgetButNotItsRule() async throws {
+        let file = try ScenarioFixtures.writeConfiguration(
+            ScenarioFixtures.header(
+                media: "throttle: 1MB/s", device: "timeScale: 0.1", app: "forgetful",
+                arguments: ["--bug", "never-calls-completion-handler"])
+                + """
+                scenarios:
+                  scaled:
+                    steps:
+                \(ScenarioFixtures.silentPushSteps(app: "forgetful", indent: 6))
+                    expect:
+                      within: 60s
+                      chain: [device.push.delivered, device.watchdog.killed]
+                """)
+        let reports = try PackagePaths.temporaryDirectory()
+        let result = try await run(["run", "scaled", "--config", file.path, "--report-dir", reports.path])
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.contains("within 30.0 seconds"), "\(result.transcript)")
+        let events = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
+            .split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        func time(_ kind: String) -> Double? { events.first { $0["kind"] as? String == kind }?["elapsed"] as? Double }
+        let delivered = try #require(time("device.push.delivered"))
+        let killed = try #require(time("device.watchdog.killed"))
+        #expect(killed - delivered >= 3, "not before the scaled budget")
+        #expect(killed - delivered < 20, "3 s of real time, not 30: \(killed - delivered)")
+    }
+
     @Test func listShowsTheCatalogue() async throws {
         let result = try await run(["list"])
         #expect(result.status == 0)
