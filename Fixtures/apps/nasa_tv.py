@@ -86,6 +86,7 @@ class NASATV:
     def did_finish_launching(self, reason):
         self.device.log(f"launched ({reason}) in Python")
         self.device.request("session.create", {"identifier": SESSION, "background": True})
+        self.device.request("setMinimumBackgroundFetchInterval", {"seconds": 0})
         self.device.request("registerForRemoteNotifications", {}, self.did_register)
 
     def did_register(self, result):
@@ -100,7 +101,14 @@ class NASATV:
         if aps.get("content-available") != 1:
             self.complete_fetch(params["completionId"], "noData")
             return
-        self.fetch_completions.append(params["completionId"])
+        self.fetch_daily_photo(params["completionId"])
+
+    def perform_fetch(self, params):
+        self.device.log("performFetchWithCompletionHandler")
+        self.fetch_daily_photo(params["completionId"])
+
+    def fetch_daily_photo(self, completion_id):
+        self.fetch_completions.append(completion_id)
         task = self.next_task
         self.next_task += 1
         url = os.environ["HARNESS_MEDIA_URL"] + "/photos/dailyphoto.jpg"
@@ -182,6 +190,8 @@ class NASATV:
                 on_result(message.get("result"))
         elif method == "didReceiveRemoteNotification":
             self.did_receive_remote_notification(params)
+        elif method == "performFetch":
+            self.perform_fetch(params)
         elif method == "didFinishDownloadingTo":
             self.did_finish_downloading(params)
             self.device.respond(message["id"], {})

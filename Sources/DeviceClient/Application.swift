@@ -44,6 +44,17 @@ public final class Application {
         }
     }
 
+    /// `UIApplicationBackgroundFetchIntervalMinimum`: fetch as often as the system allows.
+    public static let backgroundFetchIntervalMinimum: TimeInterval = 0
+    /// `UIApplicationBackgroundFetchIntervalNever`, the default: no background fetch.
+    public static let backgroundFetchIntervalNever: TimeInterval = .greatestFiniteMagnitude
+
+    /// `setMinimumBackgroundFetchInterval(_:)`.
+    public func setMinimumBackgroundFetchInterval(_ interval: TimeInterval) {
+        let seconds = interval >= Self.backgroundFetchIntervalNever ? nil : interval
+        send(DeviceMethod.setMinimumBackgroundFetchInterval, BackgroundFetchIntervalParams(seconds: seconds))
+    }
+
     /// `presentLocalNotificationNow(_:)`: shows a notification at once and applies its badge number.
     public func presentLocalNotificationNow(_ notification: LocalNotification) {
         if let badge = notification.applicationIconBadgeNumber { applicationIconBadgeNumber = badge }
@@ -77,6 +88,8 @@ public final class Application {
                 delegate?.applicationWillEnterForeground(self)
             case DeviceMethod.didReceiveRemoteNotification:
                 deliver(try message.decodeParams(RemoteNotificationParams.self))
+            case DeviceMethod.performFetch:
+                performFetch(try message.decodeParams(PerformFetchParams.self))
             case DeviceMethod.didWriteData:
                 let params = try message.decodeParams(DidWriteDataParams.self)
                 sessions[params.session]?.didWriteData(params)
@@ -108,6 +121,18 @@ public final class Application {
             self.send(
                 DeviceMethod.backgroundEventsCompletion, BackgroundEventsCompletionParams(completionId: params.completionId))
         }
+    }
+
+    private func performFetch(_ params: PerformFetchParams) {
+        var called = false
+        delegate?.application(
+            self,
+            performFetchWithCompletionHandler: { [weak self] result in
+                guard let self, !called else { return }
+                called = true
+                self.send(
+                    DeviceMethod.fetchCompletion, FetchCompletionParams(completionId: params.completionId, result: result.rawValue))
+            })
     }
 
     func deliver(_ notification: RemoteNotificationParams) {

@@ -17,6 +17,10 @@ public protocol ApplicationDelegate: AnyObject {
     func application(
         _ application: Application, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping @MainActor () -> Void)
+    /// Background fetch: fetch new content and call the handler within 30 s.
+    func application(
+        _ application: Application,
+        performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
     func applicationDidEnterBackground(_ application: Application)
     func applicationWillEnterForeground(_ application: Application)
 }
@@ -43,6 +47,12 @@ extension ApplicationDelegate {
         _ application: Application, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping @MainActor () -> Void
     ) {}
+    public func application(
+        _ application: Application,
+        performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
+        completionHandler(.noData)
+    }
     public func applicationDidEnterBackground(_ application: Application) {}
     public func applicationWillEnterForeground(_ application: Application) {}
 }

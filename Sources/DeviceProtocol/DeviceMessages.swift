@@ -217,6 +217,19 @@ public struct LocalNotificationParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `setMinimumBackgroundFetchInterval`: `seconds` nil is `UIApplicationBackgroundFetchIntervalNever`,
+/// 0 is `UIApplicationBackgroundFetchIntervalMinimum`.
+public struct BackgroundFetchIntervalParams: Codable, Sendable, Equatable {
+    public var seconds: Double?
+    public init(seconds: Double?) { self.seconds = seconds }
+}
+
+/// `performFetch`: call `fetchCompletion` with this id.
+public struct PerformFetchParams: Codable, Sendable, Equatable {
+    public var completionId: Int
+    public init(completionId: Int) { self.completionId = completionId }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

@@ -11,6 +11,8 @@ public enum DeviceMethod {
     public static let fetchCompletion = "fetchCompletion"
     public static let backgroundEventsCompletion = "backgroundEventsCompletion"
     public static let localNotificationAdd = "localNotification.add"
+    /// `setMinimumBackgroundFetchInterval(_:)`.
+    public static let setMinimumBackgroundFetchInterval = "setMinimumBackgroundFetchInterval"
     /// A notification from the app: a line for the run's log.
     public static let log = "log"
 
@@ -18,6 +20,8 @@ public enum DeviceMethod {
     public static let applicationDidEnterBackground = "applicationDidEnterBackground"
     public static let applicationWillEnterForeground = "applicationWillEnterForeground"
     public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
+    /// `application(_:performFetchWithCompletionHandler:)`: `{"completionId"}`, answered with `fetchCompletion`.
+    public static let performFetch = "performFetch"
     public static let didWriteData = "didWriteData"
     /// A request: the device waits for the answer, then deletes the temporary file, as iOS does.
     public static let didFinishDownloadingTo = "didFinishDownloadingTo"

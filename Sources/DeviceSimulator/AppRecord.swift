@@ -6,6 +6,11 @@ struct AppRecord {
     let app: InstalledApp
     let container: AppContainer
     var state: AppState = .notRunning(.neverLaunched)
+    /// `minimumBackgroundFetchInterval` (nil: never, the default) and when the last fetch ran (policy time).
+    var fetchInterval: Duration?
+    var lastFetch: Duration?
+    /// A fetch waiting for the app it launched to connect.
+    var launchFetch: Int?
     /// The app's background-push budget.
     var wakeBudget: WakeBudget
     /// The one background push held back by the settings or the budget (ios.md P7–P10), with the

@@ -95,6 +95,10 @@ extension DeviceSimulator {
             publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
         announceSessionsAfterLaunch(bundleId)
+        if let fetch = record.launchFetch {
+            apps[bundleId]?.launchFetch = nil
+            startFetch(bundleId, completionId: fetch, wake: "launched")
+        }
         if record.state == .active, record.heldPush != nil {
             Task { await self.releaseHeldPush(bundleId, why: "the user opened the app") }
         }
@@ -126,6 +130,13 @@ extension DeviceSimulator {
                 result = Empty()
             case DeviceMethod.downloadTaskResume:
                 try await resumeDownload(bundleId, try message.decodeParams(DownloadTaskParams.self))
+                result = Empty()
+            case DeviceMethod.setMinimumBackgroundFetchInterval:
+                let params = try message.decodeParams(BackgroundFetchIntervalParams.self)
+                if let seconds = params.seconds, !(seconds >= 0) {
+                    throw RPCError.invalidParams("seconds must be 0 (minimum), a positive number, or null (never)")
+                }
+                apps[bundleId]?.fetchInterval = params.seconds.map { .milliseconds(Int64($0 * 1000)) }
                 result = Empty()
             case DeviceMethod.log:
                 let params = try message.decodeParams(LogParams.self)

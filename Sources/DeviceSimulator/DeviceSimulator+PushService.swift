@@ -147,18 +147,23 @@ extension DeviceSimulator {
         for completionId in owed { startBudget(bundleId, completionId: completionId) }
     }
 
-    /// Starts the clock of a background wake: the app must call the completion handler within the budget.
-    func startBudget(_ bundleId: String, completionId: Int) {
+    /// Starts the clock of a background wake: the app must call the completion handler (of `handler`)
+    /// within the budget.
+    func startBudget(
+        _ bundleId: String, completionId: Int,
+        handler: String = "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
+    ) {
         apps[bundleId]?.suspendTask?.cancel()
         let budget = configuration.backgroundPushBudget
+        let clock = clock
         apps[bundleId]?.outstandingCompletions[completionId] = Task {
             try? await clock.sleep(for: budget)
             guard !Task.isCancelled else { return }
-            self.budgetExpired(bundleId, completionId: completionId)
+            self.budgetExpired(bundleId, completionId: completionId, handler: handler)
         }
     }
 
-    private func budgetExpired(_ bundleId: String, completionId: Int) {
+    private func budgetExpired(_ bundleId: String, completionId: Int, handler: String) {
         guard apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId) != nil else { return }
         publish(
             .watchdogKilled,
@@ -166,7 +171,7 @@ extension DeviceSimulator {
                 "bundleId": bundleId, "completionId": "\(completionId)",
                 "budget": "\(configuration.backgroundPushBudget)",
                 "reason":
-                    "the app did not call the completion handler of application(_:didReceiveRemoteNotification:fetchCompletionHandler:) within \(configuration.backgroundPushBudget)",
+                    "the app did not call the completion handler of \(handler) within \(configuration.backgroundPushBudget)",
             ])
         kill(bundleId, cause: .watchdog)
     }
@@ -179,5 +184,43 @@ extension DeviceSimulator {
         publish(.appFetchCompleted, ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
         // iOS suspends a background app as soon as it has called the handler.
         suspendIfIdle(bundleId)
+    }
+}
+
+/// Background fetch: `performFetchWithCompletionHandler`, with the same 30 s rule as a silent push.
+extension DeviceSimulator {
+    /// The system decides to run a background fetch for the app now (``BackgroundFetchRule``).
+    public func backgroundFetch(_ bundleId: String) async throws {
+        let record = try record(bundleId)
+        let decision = BackgroundFetchRule.decide(
+            state: record.state, backgroundModes: record.app.backgroundModes, interval: record.fetchInterval,
+            sinceLastFetch: record.lastFetch.map { policyNow - $0 }, suppression: record.wakeBudget.policy.suppression)
+        let completionId = nextCompletionId
+        nextCompletionId += 1
+        switch decision {
+        case .skipped(let reason):
+            publish(.fetchSkipped, ["bundleId": bundleId, "reason": reason])
+            return
+        case .deliverInBackground:
+            startFetch(bundleId, completionId: completionId, wake: "background")
+        case .resumeInBackground:
+            record.process?.resume()
+            apps[bundleId]?.suspendTask?.cancel()
+            setState(bundleId, .background)
+            startFetch(bundleId, completionId: completionId, wake: "resumed")
+        case .launchInBackground:
+            apps[bundleId]?.launchFetch = completionId
+            try await launch(bundleId, reason: .backgroundFetch)
+        }
+    }
+
+    func startFetch(_ bundleId: String, completionId: Int, wake: String) {
+        guard let connection = apps[bundleId]?.connection else { return }
+        apps[bundleId]?.lastFetch = policyNow
+        startBudget(
+            bundleId, completionId: completionId,
+            handler: "application(_:performFetchWithCompletionHandler:)")
+        publish(.fetchStarted, ["bundleId": bundleId, "completionId": "\(completionId)", "wake": wake])
+        connection.notify(DeviceMethod.performFetch, PerformFetchParams(completionId: completionId))
     }
 }

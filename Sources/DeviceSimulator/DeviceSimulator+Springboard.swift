@@ -167,6 +167,7 @@ extension DeviceSimulator {
         // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
         record.heldPushes.removeAll()
         record.launchPush = nil
+        record.launchFetch = nil
         record.connection?.close()
         record.connection = nil
         record.process = nil

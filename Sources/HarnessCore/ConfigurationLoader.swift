@@ -186,7 +186,9 @@ public enum ConfigurationLoader {
     }
 
     private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
-        let kinds = ["launch", "home", "foreground", "crash", "jetsam", "forceQuit", "waitFor", "push", "network"]
+        let kinds = [
+            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "waitFor", "push", "network",
+        ]
         let entries = try reader.mapping(known: Set(kinds))
         guard entries.count == 1, let (kind, value) = entries.first else {
             throw reader.error("each step has exactly one of: \(kinds.joined(separator: ", "))")
@@ -205,6 +207,7 @@ public enum ConfigurationLoader {
         case "crash": return .crash(app: try app())
         case "jetsam": return .jetsam(app: try app())
         case "forceQuit": return .forceQuit(app: try app())
+        case "backgroundFetch": return .backgroundFetch(app: try app())
         case "network":
             let network = try value.string()
             guard ["wifi", "cellular", "offline"].contains(network) else {

@@ -115,6 +115,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case jetsam(app: String)
     /// The user swipes the app away: no background launches, background transfers cancelled.
     case forceQuit(app: String)
+    /// The system decides to run a background fetch for the app (if its settings allow one).
+    case backgroundFetch(app: String)
     case waitFor(EventPattern, timeout: Duration)
     /// The device's network: `wifi`, `cellular` or `offline`.
     case network(String)
@@ -131,6 +133,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .crash(let name): return .crash(app: swap(name))
         case .jetsam(let name): return .jetsam(app: swap(name))
         case .forceQuit(let name): return .forceQuit(app: swap(name))
+        case .backgroundFetch(let name): return .backgroundFetch(app: swap(name))
         case .waitFor, .network, .push: return self
         }
     }
@@ -139,7 +142,7 @@ public enum Step: Sendable, CustomStringConvertible {
     public var app: String? {
         switch self {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
-            .forceQuit(let app):
+            .forceQuit(let app), .backgroundFetch(let app):
             app
         case .waitFor, .network, .push: nil
         }
@@ -153,6 +156,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .crash(let app): "crash \(app)"
         case .jetsam(let app): "jetsam \(app)"
         case .forceQuit(let app): "forceQuit \(app)"
+        case .backgroundFetch(let app): "backgroundFetch \(app)"
         case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
         case .push: "push through Parse"
         case .network(let network): "network \(network)"

@@ -29,6 +29,8 @@ struct StepDriver {
             try await deviceAction { try await services.device.terminateBySystem(bundleId(app)) }
         case .forceQuit(let app):
             try await deviceAction { try await services.device.forceQuit(bundleId(app)) }
+        case .backgroundFetch(let app):
+            try await deviceAction { try await services.device.backgroundFetch(bundleId(app)) }
         case .waitFor(let pattern, let timeout):
             do {
                 let digest = digest

@@ -56,6 +56,10 @@ extension EventKind {
     /// A held push let through (`why`: the budget allows it again, or the user opened the app): P8.
     public static let pushReleased: EventKind = "device.push.released"
     public static let watchdogKilled: EventKind = "device.watchdog.killed"
+    /// `performFetchWithCompletionHandler` called (`completionId`, `wake`: background, resumed, launched).
+    public static let fetchStarted: EventKind = "device.fetch.started"
+    /// The system ran no background fetch (`reason`).
+    public static let fetchSkipped: EventKind = "device.fetch.skipped"
     public static let transferStarted: EventKind = "transfer.started"
     public static let transferProgress: EventKind = "transfer.progress"
     public static let transferCompleted: EventKind = "transfer.completed"

@@ -37,6 +37,8 @@ final class AppDelegate: ApplicationDelegate {
         // Recreating the background session at launch is how the app hears about a download that
         // ended while it was not running (a force-quit's cancellation, for one).
         _ = downloader(application)
+        // As objc.io's example: fetch as often as the system allows.
+        application.setMinimumBackgroundFetchInterval(Application.backgroundFetchIntervalMinimum)
         application.registerForRemoteNotifications()
         return true
     }
@@ -67,6 +69,21 @@ final class AppDelegate: ApplicationDelegate {
             completionHandler(.noData)
             return
         }
+        fetchDailyPhoto(application, completionHandler: completionHandler)
+    }
+
+    /// Background fetch: the same download of the daily photo as a silent push starts.
+    func application(
+        _ application: Application,
+        performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
+        application.log("performFetchWithCompletionHandler")
+        fetchDailyPhoto(application, completionHandler: completionHandler)
+    }
+
+    private func fetchDailyPhoto(
+        _ application: Application, completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void
+    ) {
         guard let base = environment["HARNESS_MEDIA_URL"], let url = URL(string: base + "/photos/dailyphoto.jpg") else {
             application.log("HARNESS_MEDIA_URL is not set")
             completionHandler(.failed)

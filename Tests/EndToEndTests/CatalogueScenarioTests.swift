@@ -12,7 +12,8 @@ import Testing
         "resume-after-disconnect", "restart-without-accept-ranges", "silent-push-foreground", "silent-push-after-crash",
         "silent-push-force-quit", "transfer-survives-crash", "transfer-cancelled-by-force-quit",
         "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
-        "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash",
+        "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash", "background-fetch",
+        "background-fetch-after-jetsam",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
