@@ -84,8 +84,14 @@ public final class Application {
                 applicationState = .background
                 delegate?.applicationDidEnterBackground(self)
             case DeviceMethod.applicationWillEnterForeground:
-                applicationState = .active
+                applicationState = .inactive
                 delegate?.applicationWillEnterForeground(self)
+            case DeviceMethod.applicationDidBecomeActive:
+                applicationState = .active
+                delegate?.applicationDidBecomeActive(self)
+            case DeviceMethod.applicationWillResignActive:
+                applicationState = .inactive
+                delegate?.applicationWillResignActive(self)
             case DeviceMethod.didReceiveRemoteNotification:
                 deliver(try message.decodeParams(RemoteNotificationParams.self))
             case DeviceMethod.performFetch:

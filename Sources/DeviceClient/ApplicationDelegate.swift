@@ -23,6 +23,8 @@ public protocol ApplicationDelegate: AnyObject {
         performFetchWithCompletionHandler completionHandler: @escaping @MainActor (BackgroundFetchResult) -> Void)
     func applicationDidEnterBackground(_ application: Application)
     func applicationWillEnterForeground(_ application: Application)
+    func applicationWillResignActive(_ application: Application)
+    func applicationDidBecomeActive(_ application: Application)
 }
 
 extension ApplicationDelegate {
@@ -55,6 +57,8 @@ extension ApplicationDelegate {
     }
     public func applicationDidEnterBackground(_ application: Application) {}
     public func applicationWillEnterForeground(_ application: Application) {}
+    public func applicationWillResignActive(_ application: Application) {}
+    public func applicationDidBecomeActive(_ application: Application) {}
 }
 
 /// `UIApplication.LaunchOptionsKey`'s useful part: why the app was launched.

@@ -19,6 +19,8 @@ public enum DeviceMethod {
     // Notifications and requests from the device to the app.
     public static let applicationDidEnterBackground = "applicationDidEnterBackground"
     public static let applicationWillEnterForeground = "applicationWillEnterForeground"
+    public static let applicationDidBecomeActive = "applicationDidBecomeActive"
+    public static let applicationWillResignActive = "applicationWillResignActive"
     public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
     /// `application(_:performFetchWithCompletionHandler:)`: `{"completionId"}`, answered with `fetchCompletion`.
     public static let performFetch = "performFetch"

@@ -4,6 +4,8 @@ public enum AppState: Equatable, Sendable, CustomStringConvertible {
     case notRunning(NotRunningCause)
     case launching(LaunchReason)
     case active
+    /// In the foreground but not receiving events: on its way to the background as the device locks.
+    case inactive
     /// Running in the background: it has work (a push's 30 s, the grace period after Home).
     case background
     /// Frozen with `SIGSTOP`.
@@ -14,6 +16,7 @@ public enum AppState: Equatable, Sendable, CustomStringConvertible {
         case .notRunning(let cause): "not running (\(cause.rawValue))"
         case .launching(let reason): "launching (\(reason.rawValue))"
         case .active: "active"
+        case .inactive: "inactive"
         case .background: "background"
         case .suspended: "suspended"
         }
@@ -25,6 +28,7 @@ public enum AppState: Equatable, Sendable, CustomStringConvertible {
         case .notRunning: "notRunning"
         case .launching: "launching"
         case .active: "active"
+        case .inactive: "inactive"
         case .background: "background"
         case .suspended: "suspended"
         }
@@ -32,10 +36,16 @@ public enum AppState: Equatable, Sendable, CustomStringConvertible {
 
     public var isRunning: Bool {
         switch self {
-        case .active, .background, .suspended, .launching: true
+        case .active, .inactive, .background, .suspended, .launching: true
         case .notRunning: false
         }
     }
+
+    /// Active or inactive: on screen.
+    public var isForeground: Bool { self == .active || self == .inactive }
+
+    /// Running and not frozen: it can take messages now.
+    public var isAwake: Bool { isForeground || self == .background }
 }
 
 /// Why an app is not running. iOS relaunches an app for background events after every cause but the
@@ -47,6 +57,8 @@ public enum NotRunningCause: String, Sendable {
     case watchdog
     case systemTerminated
     case forceQuit
+    /// The device restarted: eligible again even after a force-quit (for pushes, not for transfers).
+    case rebooted
 
     public var isEligibleForBackgroundLaunch: Bool { self != .forceQuit }
 }

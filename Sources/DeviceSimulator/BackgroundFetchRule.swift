@@ -30,7 +30,7 @@ public enum BackgroundFetchRule {
         }
         if let suppression { return .skipped(suppression) }
         switch state {
-        case .active: return .skipped("the app is in the foreground")
+        case .active, .inactive: return .skipped("the app is in the foreground")
         case .launching: return .skipped("the app is launching")
         case .background: return .deliverInBackground
         case .suspended: return .resumeInBackground

@@ -30,7 +30,7 @@ public enum BackgroundSessionRule {
         isProgress: Bool, isBackgroundSession: Bool, state: AppState, connected: Bool, sessionCreated: Bool,
         eventsWaiting: Bool
     ) -> Route {
-        let running = (state == .active || state == .background) && connected
+        let running = state.isAwake && connected
         if running, sessionCreated, !eventsWaiting { return .deliver }
         if isProgress { return .drop }
         guard isBackgroundSession else {
@@ -40,7 +40,7 @@ public enum BackgroundSessionRule {
         switch state {
         case .suspended: return .holdAndResume
         case .notRunning(let cause): return cause.isEligibleForBackgroundLaunch ? .holdAndRelaunch : .holdUntilUserLaunch
-        case .active, .background, .launching: return .hold
+        case .active, .inactive, .background, .launching: return .hold
         }
     }
 }

@@ -16,6 +16,9 @@ public struct DeviceConfiguration: Sendable {
     public var transfers = TransferPolicy()
     /// The settings and budget that may hold background pushes (permissive by default).
     public var pushPolicy = PushPolicy()
+    /// After a reboot, how long launches for background pushes are deferred (dasd's ThunderingHerdPolicy,
+    /// ios.md P12: about 300 s observed).
+    public var bootLaunchDelay: Duration = .seconds(300)
     /// Real seconds per policy second for every policy timer (``PolicyClock``); 1 is real time.
     public var timeScale: Double = 1
     /// Extra environment for every app (service URLs, keys).

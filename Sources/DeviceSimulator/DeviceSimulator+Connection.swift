@@ -99,7 +99,7 @@ extension DeviceSimulator {
             apps[bundleId]?.launchFetch = nil
             startFetch(bundleId, completionId: fetch, wake: "launched")
         }
-        if record.state == .active, record.heldPush != nil {
+        if record.state.isForeground, record.heldPush != nil {
             Task { await self.releaseHeldPush(bundleId, why: "the user opened the app") }
         }
         for session in record.createdSessions.sorted() { deliverHeldEvents(bundleId, session: session) }

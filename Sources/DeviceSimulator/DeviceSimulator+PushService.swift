@@ -31,6 +31,13 @@ extension DeviceSimulator {
     ) async {
         guard let record = apps[bundleId] else { return }
         let completionId = notification.completionId
+        if decision == .launchInBackground, let bootedAt, policyNow - bootedAt < configuration.bootLaunchDelay {
+            // dasd defers launches right after boot (ios.md P12).
+            let reason =
+                "the device booted \(policyNow - bootedAt) ago; launches for pushes wait \(configuration.bootLaunchDelay) after boot (ThunderingHerdPolicy)"
+            hold(push, notification, for: bundleId, reason: reason, until: bootedAt + configuration.bootLaunchDelay)
+            return
+        }
         if [.deliverInBackground, .resumeInBackground, .launchInBackground].contains(decision) {
             switch record.wakeBudget.verdict(at: policyNow) {
             case .allowed:

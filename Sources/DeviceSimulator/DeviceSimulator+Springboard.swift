@@ -6,7 +6,54 @@ import HarnessTimeline
 extension DeviceSimulator {
     /// Launches the app as the user would (tap on the icon) and waits until it has connected.
     public func launch(_ bundleId: String) async throws {
+        try requireUnlocked("launch \(bundleId)")
         try await launch(bundleId, reason: .user)
+    }
+
+    func requireUnlocked(_ action: String) throws {
+        guard !locked else { throw DeviceError("the device is locked: unlock it before you \(action)") }
+    }
+
+    /// The side button: the app on screen resigns active, enters the background and is suspended a
+    /// moment later, as after Home. Until `unlock`, no app can come to the foreground.
+    public func lock() {
+        guard !locked else { return }
+        locked = true
+        publish("device.locked", [:])
+        for (bundleId, record) in apps where record.state.isForeground {
+            onScreenBeforeLock = bundleId
+            setState(bundleId, .inactive)
+            record.connection?.notify(DeviceMethod.applicationWillResignActive, Empty())
+            leaveForeground(bundleId)
+        }
+    }
+
+    /// Unlocks the device; the app that was on screen comes back to the foreground.
+    public func unlock() async throws {
+        guard locked else { return }
+        locked = false
+        publish("device.unlocked", [:])
+        if let bundleId = onScreenBeforeLock, apps[bundleId]?.state == .background || apps[bundleId]?.state == .suspended {
+            try await bringToForeground(bundleId)
+        }
+        onScreenBeforeLock = nil
+    }
+
+    /// Restarts the device: every app's process ends, a force-quit app becomes eligible again for
+    /// background launches by pushes (its cancelled transfers stay cancelled), the device comes back
+    /// locked, and for `bootLaunchDelay` launches for pushes are deferred (ios.md P6, P12).
+    public func reboot() async {
+        publish("device.rebooting", [:])
+        for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
+            try? await terminate(bundleId, cause: .rebooted)
+        }
+        for (bundleId, record) in apps where record.state == .notRunning(.forceQuit) {
+            setState(bundleId, .notRunning(.rebooted))
+        }
+        locked = true
+        onScreenBeforeLock = nil
+        bootedAt = policyNow
+        publish("device.rebooted", ["locked": "true", "bootLaunchDelay": "\(configuration.bootLaunchDelay)"])
     }
 
     func launch(_ bundleId: String, reason: LaunchReason) async throws {
@@ -73,15 +120,21 @@ extension DeviceSimulator {
     /// still owes a completion handler.
     public func pressHome(_ bundleId: String) async throws {
         let record = try record(bundleId)
-        guard record.state == .active else { throw DeviceError("\(bundleId) is not in the foreground (\(record.state))") }
+        guard record.state.isForeground else { throw DeviceError("\(bundleId) is not in the foreground (\(record.state))") }
+        leaveForeground(bundleId)
+    }
+
+    /// To the background, with the clock of owed handlers started and suspension scheduled.
+    private func leaveForeground(_ bundleId: String) {
         setState(bundleId, .background)
-        record.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
+        apps[bundleId]?.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
         startBudgetsOwedFromForeground(bundleId)
         scheduleSuspension(bundleId, after: configuration.suspendAfterBackground)
     }
 
     /// Brings the app back to the foreground (from the app switcher).
     public func bringToForeground(_ bundleId: String) async throws {
+        try requireUnlocked("bring \(bundleId) to the foreground")
         let record = try record(bundleId)
         switch record.state {
         case .suspended:
@@ -94,6 +147,7 @@ extension DeviceSimulator {
         apps[bundleId]?.suspendTask?.cancel()
         setState(bundleId, .active)
         record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
+        record.connection?.notify(DeviceMethod.applicationDidBecomeActive, Empty())
         flushHeld(bundleId)
     }
 
@@ -132,7 +186,7 @@ extension DeviceSimulator {
         try await terminate(bundleId, cause: .forceQuit)
     }
 
-    private func terminate(_ bundleId: String, cause: NotRunningCause) async throws {
+    func terminate(_ bundleId: String, cause: NotRunningCause) async throws {
         let record = try record(bundleId)
         guard record.state.isRunning, record.process != nil else {
             throw DeviceError("\(bundleId) is not running (\(record.state))")

@@ -17,7 +17,7 @@ extension DeviceSimulator {
     func resumeDownload(_ bundleId: String, _ params: DownloadTaskParams) async throws {
         let file = try record(bundleId).container.temporaryDownloadURL()
         let session = params.session
-        let createdInBackground = apps[bundleId]?.state != .active
+        let createdInBackground = !(apps[bundleId]?.state.isForeground ?? false)
         try await transferDaemon.resume(
             bundleId: bundleId, params: params, temporaryFile: file, createdInBackground: createdInBackground
         ) { event in
@@ -164,7 +164,7 @@ extension DeviceSimulator {
         else { return }
         apps[bundleId]?.flushingSessions.insert(session)
         Task {
-            while let record = self.apps[bundleId], record.state == .active || record.state == .background,
+            while let record = self.apps[bundleId], record.state.isAwake,
                 record.createdSessions.contains(session), let next = record.heldSessionEvents[session]?.first
             {
                 self.apps[bundleId]?.heldSessionEvents[session]?.removeFirst()

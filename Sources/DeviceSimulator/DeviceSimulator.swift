@@ -24,6 +24,12 @@ public actor DeviceSimulator {
     /// Notifications shown by the system (alert pushes, local notifications), by identifier.
     var shownNotifications: [String: String] = [:]
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
+    /// The screen is locked: nothing can come to the foreground until `unlock`.
+    var locked = false
+    /// The app that was on screen when the device locked; it returns on unlock.
+    var onScreenBeforeLock: String?
+    /// When the device last rebooted (policy time); launches for pushes wait `bootLaunchDelay` after it.
+    var bootedAt: Duration?
     /// Every policy timer runs on this clock.
     let clock: PolicyClock
 

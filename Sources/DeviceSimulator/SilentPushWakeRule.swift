@@ -23,11 +23,11 @@ public enum SilentPushWakeRule {
     public static func decide(
         state: AppState, isContentAvailable: Bool, backgroundModes: Set<String>
     ) -> Decision {
-        if state == .active { return .deliverInForeground }
+        if state.isForeground { return .deliverInForeground }
         guard isContentAvailable else { return .notSilent }
         guard backgroundModes.contains("remote-notification") else { return .ignoredNoBackgroundMode }
         switch state {
-        case .active: return .deliverInForeground
+        case .active, .inactive: return .deliverInForeground
         case .background: return .deliverInBackground
         case .suspended: return .resumeInBackground
         case .launching: return .deliverAfterLaunch

@@ -111,7 +111,7 @@ public enum ConfigurationLoader {
         var settings = base
         let entries = try reader.mapping(known: [
             "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale",
+            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale", "bootLaunchDelay",
         ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
@@ -121,6 +121,7 @@ public enum ConfigurationLoader {
         if let value = entries["transferRetryDelay"] { settings.transfers.retryDelay = try value.duration() }
         if let value = entries["backgroundAppRefresh"] { settings.pushPolicy.backgroundAppRefresh = try value.bool() }
         if let value = entries["lowPowerMode"] { settings.pushPolicy.lowPowerMode = try value.bool() }
+        if let value = entries["bootLaunchDelay"] { settings.bootLaunchDelay = try value.duration() }
         if let value = entries["timeScale"] {
             guard let scale = Double(try value.string()), scale > 0, scale <= 1000 else {
                 throw value.error("timeScale is a positive number of real seconds per policy second, such as 0.1")
@@ -186,6 +187,15 @@ public enum ConfigurationLoader {
     }
 
     private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
+        if case .scalar = reader.node {
+            switch try reader.string() {
+            case "lock": return .lock
+            case "unlock": return .unlock
+            case "reboot": return .reboot
+            case let other:
+                throw reader.error("'\(other)' is not a step; steps without a value are lock, unlock and reboot")
+            }
+        }
         let kinds = [
             "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "waitFor", "push", "network",
         ]

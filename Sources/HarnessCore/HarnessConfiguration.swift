@@ -71,6 +71,8 @@ public struct DeviceSettings: Sendable {
     public var transfers = TransferPolicy()
     /// Background App Refresh, Low Power Mode and the background-push budget.
     public var pushPolicy = PushPolicy()
+    /// After a reboot, how long launches for pushes are deferred (ios.md P12).
+    public var bootLaunchDelay: Duration = .seconds(300)
     /// Real seconds per policy second (0.1 turns the 30 s budget into 3 s); 1 is real time.
     public var timeScale: Double = 1
 }
@@ -117,6 +119,11 @@ public enum Step: Sendable, CustomStringConvertible {
     case forceQuit(app: String)
     /// The system decides to run a background fetch for the app (if its settings allow one).
     case backgroundFetch(app: String)
+    /// The side button: the app on screen goes to the background; nothing comes to the foreground.
+    case lock
+    case unlock
+    /// The device restarts: every app ends, force-quit apps become eligible again, it comes back locked.
+    case reboot
     case waitFor(EventPattern, timeout: Duration)
     /// The device's network: `wifi`, `cellular` or `offline`.
     case network(String)
@@ -134,7 +141,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .jetsam(let name): return .jetsam(app: swap(name))
         case .forceQuit(let name): return .forceQuit(app: swap(name))
         case .backgroundFetch(let name): return .backgroundFetch(app: swap(name))
-        case .waitFor, .network, .push: return self
+        case .waitFor, .network, .push, .lock, .unlock, .reboot: return self
         }
     }
 
@@ -144,7 +151,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
             .forceQuit(let app), .backgroundFetch(let app):
             app
-        case .waitFor, .network, .push: nil
+        case .waitFor, .network, .push, .lock, .unlock, .reboot: nil
         }
     }
 
@@ -157,6 +164,9 @@ public enum Step: Sendable, CustomStringConvertible {
         case .jetsam(let app): "jetsam \(app)"
         case .forceQuit(let app): "forceQuit \(app)"
         case .backgroundFetch(let app): "backgroundFetch \(app)"
+        case .lock: "lock"
+        case .unlock: "unlock"
+        case .reboot: "reboot"
         case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
         case .push: "push through Parse"
         case .network(let network): "network \(network)"

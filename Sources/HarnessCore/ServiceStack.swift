@@ -83,6 +83,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.transfers = deviceSettings.transfers
         deviceConfiguration.pushPolicy = deviceSettings.pushPolicy
         deviceConfiguration.timeScale = deviceSettings.timeScale
+        deviceConfiguration.bootLaunchDelay = deviceSettings.bootLaunchDelay
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

@@ -29,6 +29,12 @@ struct StepDriver {
             try await deviceAction { try await services.device.terminateBySystem(bundleId(app)) }
         case .forceQuit(let app):
             try await deviceAction { try await services.device.forceQuit(bundleId(app)) }
+        case .lock:
+            await services.device.lock()
+        case .unlock:
+            try await deviceAction { try await services.device.unlock() }
+        case .reboot:
+            await services.device.reboot()
         case .backgroundFetch(let app):
             try await deviceAction { try await services.device.backgroundFetch(bundleId(app)) }
         case .waitFor(let pattern, let timeout):

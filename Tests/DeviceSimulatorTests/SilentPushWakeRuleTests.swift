@@ -9,6 +9,16 @@ import Testing
         #expect(SilentPushWakeRule.decide(state: .active, isContentAvailable: true, backgroundModes: modes) == .deliverInForeground)
     }
 
+    @Test func p2AnInactiveAppGetsItAsInTheForeground() {
+        #expect(SilentPushWakeRule.decide(state: .inactive, isContentAvailable: true, backgroundModes: modes) == .deliverInForeground)
+    }
+
+    @Test func p6ARebootRestoresBackgroundLaunchesAfterAForceQuit() {
+        #expect(
+            SilentPushWakeRule.decide(state: .notRunning(.rebooted), isContentAvailable: true, backgroundModes: modes)
+                == .launchInBackground)
+    }
+
     @Test func suspendedAppIsResumedInTheBackground() {
         #expect(SilentPushWakeRule.decide(state: .suspended, isContentAvailable: true, backgroundModes: modes) == .resumeInBackground)
     }

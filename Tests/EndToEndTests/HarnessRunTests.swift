@@ -110,6 +110,20 @@ import Testing
         #expect(killed - delivered < 20, "3 s of real time, not 30: \(killed - delivered)")
     }
 
+    @Test func nothingComesToTheForegroundWhileTheDeviceIsLocked() async throws {
+        let file = try ScenarioFixtures.writeConfiguration(
+            ScenarioFixtures.header(media: "throttle: 1MB/s", device: "suspendAfterBackground: 200ms")
+                + """
+                scenarios:
+                  locked:
+                    steps: [lock, {launch: nasa-tv}]
+                    expect: {chain: [device.app.launched]}
+                """)
+        let result = try await run(["run", "locked", "--config", file.path])
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardOutput.contains("the device is locked: unlock it before you launch com.razeware.NASA-TV"))
+    }
+
     @Test func listShowsTheCatalogue() async throws {
         let result = try await run(["list"])
         #expect(result.status == 0)
