@@ -21,6 +21,8 @@ public final class Application {
 
     let connection: DeviceConnection
     var sessions: [String: DeviceURLSession] = [:]
+    /// `UNUserNotificationCenter.current()`.
+    public private(set) lazy var notificationCenter = UserNotificationCenter(application: self)
 
     init(bundleIdentifier: String, connection: DeviceConnection, hello: HelloResult) {
         self.bundleIdentifier = bundleIdentifier
@@ -94,6 +96,15 @@ public final class Application {
                 delegate?.applicationWillResignActive(self)
             case DeviceMethod.didReceiveRemoteNotification:
                 deliver(try message.decodeParams(RemoteNotificationParams.self))
+            case DeviceMethod.willPresentNotification:
+                let params = try message.decodeParams(NotificationParams.self)
+                let connection = connection
+                notificationCenter.willPresent(params) { options in
+                    guard let id = message.id else { return }
+                    try? connection.write(.response(id: id, PresentationOptions(options: options)))
+                }
+            case DeviceMethod.didReceiveNotificationResponse:
+                notificationCenter.didReceive(try message.decodeParams(NotificationParams.self))
             case DeviceMethod.performFetch:
                 performFetch(try message.decodeParams(PerformFetchParams.self))
             case DeviceMethod.didWriteData:

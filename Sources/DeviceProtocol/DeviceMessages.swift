@@ -230,6 +230,65 @@ public struct PerformFetchParams: Codable, Sendable, Equatable {
     public init(completionId: Int) { self.completionId = completionId }
 }
 
+/// `notification.add`: a `UNNotificationRequest`. `timeInterval` is a `UNTimeIntervalNotificationTrigger`
+/// in seconds (more than 0); nil is a nil trigger, delivered now.
+public struct NotificationRequestParams: Codable, Sendable, Equatable {
+    public var identifier: String
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    public var badge: Int?
+    public var sound: String?
+    public var userInfo: [String: JSONValue]?
+    public var timeInterval: Double?
+
+    public init(
+        identifier: String, title: String? = nil, subtitle: String? = nil, body: String? = nil, badge: Int? = nil,
+        sound: String? = nil, userInfo: [String: JSONValue]? = nil, timeInterval: Double? = nil
+    ) {
+        self.identifier = identifier
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.userInfo = userInfo
+        self.timeInterval = timeInterval
+    }
+}
+
+public struct RemovePendingNotificationsParams: Codable, Sendable, Equatable {
+    public var identifiers: [String]
+    public init(identifiers: [String]) { self.identifiers = identifiers }
+}
+
+/// A delivered notification as the app sees it (`willPresentNotification`) or as the user tapped it
+/// (`didReceiveNotificationResponse`, with `actionIdentifier`).
+public struct NotificationParams: Codable, Sendable, Equatable {
+    public var identifier: String
+    public var title: String?
+    public var body: String?
+    public var userInfo: [String: JSONValue]
+    /// `UNNotificationDefaultActionIdentifier` for a tap on the notification itself.
+    public var actionIdentifier: String?
+
+    public init(
+        identifier: String, title: String?, body: String?, userInfo: [String: JSONValue], actionIdentifier: String? = nil
+    ) {
+        self.identifier = identifier
+        self.title = title
+        self.body = body
+        self.userInfo = userInfo
+        self.actionIdentifier = actionIdentifier
+    }
+}
+
+/// The answer to `willPresentNotification`: `banner`, `list`, `sound`, `badge` (none: not shown).
+public struct PresentationOptions: Codable, Sendable, Equatable {
+    public var options: [String]
+    public init(options: [String]) { self.options = options }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

@@ -11,6 +11,10 @@ public enum DeviceMethod {
     public static let fetchCompletion = "fetchCompletion"
     public static let backgroundEventsCompletion = "backgroundEventsCompletion"
     public static let localNotificationAdd = "localNotification.add"
+    /// `UNUserNotificationCenter.add(_:)`.
+    public static let notificationAdd = "notification.add"
+    /// `removePendingNotificationRequests(withIdentifiers:)`.
+    public static let notificationRemovePending = "notification.removePending"
     /// `setMinimumBackgroundFetchInterval(_:)`.
     public static let setMinimumBackgroundFetchInterval = "setMinimumBackgroundFetchInterval"
     /// A notification from the app: a line for the run's log.
@@ -24,6 +28,11 @@ public enum DeviceMethod {
     public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
     /// `application(_:performFetchWithCompletionHandler:)`: `{"completionId"}`, answered with `fetchCompletion`.
     public static let performFetch = "performFetch"
+    /// A request: `userNotificationCenter(_:willPresent:withCompletionHandler:)` for an app in the
+    /// foreground; the answer is `{"options": [...]}`.
+    public static let willPresentNotification = "willPresentNotification"
+    /// `userNotificationCenter(_:didReceive:withCompletionHandler:)`: the user tapped a notification.
+    public static let didReceiveNotificationResponse = "didReceiveNotificationResponse"
     public static let didWriteData = "didWriteData"
     /// A request: the device waits for the answer, then deletes the temporary file, as iOS does.
     public static let didFinishDownloadingTo = "didFinishDownloadingTo"

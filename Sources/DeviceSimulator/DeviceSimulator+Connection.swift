@@ -95,6 +95,7 @@ extension DeviceSimulator {
             publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
         announceSessionsAfterLaunch(bundleId)
+        deliverPendingResponse(bundleId)
         if let fetch = record.launchFetch {
             apps[bundleId]?.launchFetch = nil
             startFetch(bundleId, completionId: fetch, wake: "launched")
@@ -121,6 +122,12 @@ extension DeviceSimulator {
                 result = Empty()
             case DeviceMethod.localNotificationAdd:
                 presentLocalNotification(bundleId, try message.decodeParams(LocalNotificationParams.self))
+                result = Empty()
+            case DeviceMethod.notificationAdd:
+                try addNotificationRequest(bundleId, try message.decodeParams(NotificationRequestParams.self))
+                result = Empty()
+            case DeviceMethod.notificationRemovePending:
+                removePendingNotifications(bundleId, try message.decodeParams(RemovePendingNotificationsParams.self))
                 result = Empty()
             case DeviceMethod.sessionCreate:
                 await createSession(bundleId, try message.decodeParams(SessionCreateParams.self))
@@ -164,16 +171,6 @@ extension DeviceSimulator {
         apps[bundleId]?.deviceToken = token
         publish(.appRegisteredForPush, ["bundleId": bundleId, "deviceToken": token])
         return token
-    }
-
-    private func presentLocalNotification(_ bundleId: String, _ params: LocalNotificationParams) {
-        if let badge = params.applicationIconBadgeNumber { apps[bundleId]?.badge = badge }
-        var attributes: EventAttributes = ["bundleId": bundleId]
-        attributes["alertBody"] = params.alertBody
-        attributes["alertTitle"] = params.alertTitle
-        attributes["badge"] = params.applicationIconBadgeNumber.map(String.init)
-        attributes["appState"] = apps[bundleId]?.state.name
-        publish(.appLocalNotification, attributes)
     }
 }
 

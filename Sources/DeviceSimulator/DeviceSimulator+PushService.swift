@@ -19,7 +19,7 @@ extension DeviceSimulator {
         nextCompletionId += 1
         let notification = RemoteNotificationParams(completionId: completionId, userInfo: push.payload)
         if decision != .deliverInForeground, let alert = push.alert {
-            showNotification(bundleId, identifier: push.collapseId ?? push.apnsId, alert: alert)
+            showNotification(bundleId, identifier: push.collapseId ?? push.apnsId, alert: alert, payload: push.payload)
         }
         await wake(bundleId, with: push, notification, decision: decision)
     }
@@ -126,20 +126,6 @@ extension DeviceSimulator {
             state: record.state, isContentAvailable: held.push.isContentAvailable,
             backgroundModes: record.app.backgroundModes)
         await wake(bundleId, with: held.push, held.notification, decision: decision)
-    }
-
-    /// The system shows a visible push in Notification Center; a notification with the identifier of
-    /// one already shown (`apns-collapse-id`) replaces it.
-    func showNotification(_ bundleId: String, identifier: String, alert: JSONValue) {
-        let body = alert.stringValue ?? alert["body"]?.stringValue ?? alert.jsonString()
-        let key = bundleId + "/" + identifier
-        let replaced = shownNotifications.updateValue(body, forKey: key)
-        publish(
-            "device.notification.shown",
-            [
-                "bundleId": bundleId, "identifier": identifier, "body": body,
-                "replaced": replaced.map { _ in "true" } ?? "false", "shownCount": "\(shownNotifications.count)",
-            ])
     }
 
     private func deliver(_ notification: RemoteNotificationParams, to bundleId: String, wake: String) {

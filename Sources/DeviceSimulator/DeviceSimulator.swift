@@ -21,8 +21,8 @@ public actor DeviceSimulator {
     var nextCompletionId = 1
     /// `wifi`, `cellular` or `offline`.
     public private(set) var network = "wifi"
-    /// Notifications shown by the system (alert pushes, local notifications), by identifier.
-    var shownNotifications: [String: String] = [:]
+    /// Notification Center: what the system shows (alert pushes, local notifications), oldest first.
+    var notificationCenter: [ShownNotification] = []
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
     /// The screen is locked: nothing can come to the foreground until `unlock`.
     var locked = false
@@ -80,6 +80,8 @@ public actor DeviceSimulator {
     public func shutdown() async {
         for bundleId in apps.keys {
             apps[bundleId]?.suspendTask?.cancel()
+            apps[bundleId]?.heldPushRelease?.cancel()
+            for pending in apps[bundleId]?.pendingNotifications.values ?? [:].values { pending.timer.cancel() }
             for watchdog in apps[bundleId]?.outstandingCompletions.values ?? [:].values { watchdog?.cancel() }
             if let process = apps[bundleId]?.process {
                 apps[bundleId]?.killCause = .exited

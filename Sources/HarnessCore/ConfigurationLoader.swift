@@ -197,7 +197,8 @@ public enum ConfigurationLoader {
             }
         }
         let kinds = [
-            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "waitFor", "push", "network",
+            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "waitFor",
+            "push", "network",
         ]
         let entries = try reader.mapping(known: Set(kinds))
         guard entries.count == 1, let (kind, value) = entries.first else {
@@ -218,6 +219,7 @@ public enum ConfigurationLoader {
         case "jetsam": return .jetsam(app: try app())
         case "forceQuit": return .forceQuit(app: try app())
         case "backgroundFetch": return .backgroundFetch(app: try app())
+        case "tapNotification": return .tapNotification(app: try app())
         case "network":
             let network = try value.string()
             guard ["wifi", "cellular", "offline"].contains(network) else {

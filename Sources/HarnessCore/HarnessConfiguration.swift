@@ -119,6 +119,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case forceQuit(app: String)
     /// The system decides to run a background fetch for the app (if its settings allow one).
     case backgroundFetch(app: String)
+    /// The user taps the app's newest notification: the app comes to the foreground and gets the response.
+    case tapNotification(app: String)
     /// The side button: the app on screen goes to the background; nothing comes to the foreground.
     case lock
     case unlock
@@ -141,6 +143,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .jetsam(let name): return .jetsam(app: swap(name))
         case .forceQuit(let name): return .forceQuit(app: swap(name))
         case .backgroundFetch(let name): return .backgroundFetch(app: swap(name))
+        case .tapNotification(let name): return .tapNotification(app: swap(name))
         case .waitFor, .network, .push, .lock, .unlock, .reboot: return self
         }
     }
@@ -149,7 +152,7 @@ public enum Step: Sendable, CustomStringConvertible {
     public var app: String? {
         switch self {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
-            .forceQuit(let app), .backgroundFetch(let app):
+            .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app):
             app
         case .waitFor, .network, .push, .lock, .unlock, .reboot: nil
         }
@@ -164,6 +167,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .jetsam(let app): "jetsam \(app)"
         case .forceQuit(let app): "forceQuit \(app)"
         case .backgroundFetch(let app): "backgroundFetch \(app)"
+        case .tapNotification(let app): "tapNotification \(app)"
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"

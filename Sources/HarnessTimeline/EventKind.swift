@@ -90,6 +90,14 @@ extension EventKind {
     // the app under test, as reported through the device protocol
     public static let appRegisteredForPush: EventKind = "app.registeredForRemoteNotifications"
     public static let appLocalNotification: EventKind = "app.localNotification"
+    /// A notification request waits for its trigger (`identifier`, `fireIn`, `pending`).
+    public static let notificationScheduled: EventKind = "device.notification.scheduled"
+    /// A pending request dropped (`reason`: removed, or beyond the 64 the system keeps).
+    public static let notificationDiscarded: EventKind = "device.notification.discarded"
+    /// Notification Center shows a notification (`identifier`, `body`, `replaced`).
+    public static let notificationShown: EventKind = "device.notification.shown"
+    /// The user tapped a shown notification.
+    public static let notificationTapped: EventKind = "device.notification.tapped"
     public static let appFetchCompleted: EventKind = "app.fetchCompleted"
     /// The app called the completion handler of `handleEventsForBackgroundURLSession`.
     public static let appSessionEventsCompleted: EventKind = "app.sessionEventsCompleted"

@@ -2,7 +2,7 @@ import DeviceClient
 import Foundation
 
 @MainActor
-final class AppDelegate: ApplicationDelegate {
+final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     /// Mistakes the app can be built with, so the harness can be seen catching each.
     enum Bug: String, CaseIterable {
         /// Never calls the silent push's fetch completion handler: the 30 s watchdog kills the app.
@@ -20,6 +20,8 @@ final class AppDelegate: ApplicationDelegate {
     /// post the notification when the session's events arrive (the tutorial waits for the download,
     /// which a slow network turns into a watchdog kill).
     let completesFetchAtOnce: Bool
+    /// Post the photo's notification with UserNotifications rather than `presentLocalNotificationNow`.
+    let usesUserNotifications: Bool
     let environment = ProcessInfo.processInfo.environment
     /// The tutorial keeps the silent push's handler on the app delegate until the photo is in.
     var silentRemoteNotificationCompletionHandler: (@MainActor (BackgroundFetchResult) -> Void)?
@@ -27,13 +29,15 @@ final class AppDelegate: ApplicationDelegate {
     var backgroundSessionCompletionHandler: (@MainActor () -> Void)?
     var photoDownloader: PhotoDownloader?
 
-    init(bugs: Set<Bug>, completesFetchAtOnce: Bool) {
+    init(bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool) {
         self.bugs = bugs
         self.completesFetchAtOnce = completesFetchAtOnce
+        self.usesUserNotifications = usesUserNotifications
     }
 
     func application(_ application: Application, didFinishLaunchingWithOptions launchOptions: LaunchOptions) -> Bool {
         application.log("launched (\(launchOptions.reason))")
+        UserNotificationCenter.current().delegate = self
         // Recreating the background session at launch is how the app hears about a download that
         // ended while it was not running (a force-quit's cancellation, for one).
         _ = downloader(application)
@@ -138,9 +142,35 @@ final class AppDelegate: ApplicationDelegate {
     }
 
     private func postLocalNotification(_ application: Application) {
+        if usesUserNotifications {
+            var content = NotificationContent()
+            content.title = "NASA TV"
+            content.body = "Astronomy Picture of the Day Available"
+            content.badge = application.applicationIconBadgeNumber + 1
+            UserNotificationCenter.current().add(NotificationRequest(identifier: "daily-photo", content: content))
+            return
+        }
         var notification = LocalNotification()
         notification.alertBody = "Astronomy Picture of the Day Available"
         notification.applicationIconBadgeNumber = application.applicationIconBadgeNumber + 1
         application.presentLocalNotificationNow(notification)
+    }
+
+    // UserNotificationCenterDelegate
+
+    /// On screen, the photo's notification shows as a banner with its sound.
+    func userNotificationCenter(
+        _ center: UserNotificationCenter, willPresent notification: DeliveredNotification,
+        withCompletionHandler completionHandler: @escaping @MainActor (PresentationOption) -> Void
+    ) {
+        completionHandler([.banner, .sound])
+    }
+
+    func userNotificationCenter(
+        _ center: UserNotificationCenter, didReceive notification: DeliveredNotification, actionIdentifier: String,
+        withCompletionHandler completionHandler: @escaping @MainActor () -> Void
+    ) {
+        Application.shared.log("notification tapped: \(notification.body ?? "")")
+        completionHandler()
     }
 }

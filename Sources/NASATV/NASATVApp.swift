@@ -8,7 +8,8 @@ import Foundation
 /// recreates the session, takes the photo and calls the session's completion handler.
 ///
 /// `--bug <name>` (repeatable) builds in a mistake for the harness to catch (see ``AppDelegate/Bug``);
-/// `--fetch-completes-at-once` is the fixed flow for slow networks.
+/// `--fetch-completes-at-once` is the fixed flow for slow networks; `--user-notifications` posts with
+/// UserNotifications (presented as a banner when on screen) instead of `presentLocalNotificationNow`.
 @main
 struct NASATVApp {
     static let bundleIdentifier = "com.razeware.NASA-TV"
@@ -18,6 +19,7 @@ struct NASATVApp {
         var arguments = CommandLine.arguments.dropFirst()[...]
         var bugs = Set<AppDelegate.Bug>()
         var completesFetchAtOnce = false
+        var usesUserNotifications = false
         while let argument = arguments.popFirst() {
             switch argument {
             case "--bug":
@@ -28,13 +30,16 @@ struct NASATVApp {
                 bugs.insert(bug)
             case "--fetch-completes-at-once":
                 completesFetchAtOnce = true
+            case "--user-notifications":
+                usesUserNotifications = true
             default:
                 fail("unknown argument '\(argument)'")
             }
         }
         ApplicationMain(
             bundleIdentifier: bundleIdentifier,
-            delegate: AppDelegate(bugs: bugs, completesFetchAtOnce: completesFetchAtOnce))
+            delegate: AppDelegate(
+                bugs: bugs, completesFetchAtOnce: completesFetchAtOnce, usesUserNotifications: usesUserNotifications))
     }
 
     static func fail(_ message: String) -> Never {

@@ -13,7 +13,8 @@ import Testing
         "silent-push-force-quit", "transfer-survives-crash", "transfer-cancelled-by-force-quit",
         "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
         "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash", "background-fetch",
-        "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches",
+        "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches", "tap-notification-opens-app",
+        "user-notification-on-screen",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
