@@ -15,6 +15,8 @@ struct AppRecord {
     var pendingResponse: NotificationParams?
     /// A fetch waiting for the app it launched to connect.
     var launchFetch: Int?
+    /// nsurlsessiond's resume rate limiter for the app.
+    var rateLimiter = ResumeRateLimiter()
     /// The app's background-push budget.
     var wakeBudget: WakeBudget
     /// The one background push held back by the settings or the budget (ios.md P7–P10), with the

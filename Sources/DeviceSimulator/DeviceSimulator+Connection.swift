@@ -70,6 +70,7 @@ extension DeviceSimulator {
         record.launchWaiter = nil
         apps[params.bundleId] = record
         let state: AppState = reason.startsInForeground ? .active : .background
+        if reason.startsInForeground { apps[params.bundleId]?.rateLimiter.reset() }
         setState(params.bundleId, state)
         publish(.appConnected, ["bundleId": params.bundleId, "pid": "\(params.pid)", "reason": reason.rawValue])
         if let launchPush {

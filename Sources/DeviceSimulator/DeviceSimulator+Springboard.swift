@@ -145,6 +145,7 @@ extension DeviceSimulator {
             throw DeviceError("\(bundleId) is not in the background (\(record.state))")
         }
         apps[bundleId]?.suspendTask?.cancel()
+        apps[bundleId]?.rateLimiter.reset()
         setState(bundleId, .active)
         record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
         record.connection?.notify(DeviceMethod.applicationDidBecomeActive, Empty())

@@ -18,8 +18,12 @@ extension DeviceSimulator {
         let file = try record(bundleId).container.temporaryDownloadURL()
         let session = params.session
         let createdInBackground = !(apps[bundleId]?.state.isForeground ?? false)
+        // A task created in the background waits out the resume rate limiter (ios.md U2, U9).
+        let start = createdInBackground ? apps[bundleId]?.rateLimiter.startOfTaskCreated(at: policyNow) : nil
+        let delay = start.map { ($0 - policyNow, apps[bundleId]?.rateLimiter.currentDelay ?? .zero) }
         try await transferDaemon.resume(
-            bundleId: bundleId, params: params, temporaryFile: file, createdInBackground: createdInBackground
+            bundleId: bundleId, params: params, temporaryFile: file, createdInBackground: createdInBackground,
+            rateLimited: delay
         ) { event in
             await self.forward(event, session: session, to: bundleId)
         }
@@ -141,6 +145,7 @@ extension DeviceSimulator {
             self.sessionHandlerExpired(bundleId, session: session, completionId: completionId)
         }
         apps[bundleId]?.sessionHandlers[session] = (completionId, watchdog)
+        apps[bundleId]?.rateLimiter.wake(at: policyNow)
         publish(
             .sessionHandleEvents,
             ["bundleId": bundleId, "session": session, "completionId": "\(completionId)", "wake": wake])

@@ -111,7 +111,9 @@ public actor DeviceSimulator {
 
     public func install(_ app: InstalledApp) throws {
         let container = try AppContainer(root: configuration.dataDirectory, bundleId: app.bundleId)
-        apps[app.bundleId] = AppRecord(app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
+        var record = AppRecord(app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
+        record.rateLimiter = ResumeRateLimiter(initialDelay: configuration.sessionLaunchDelay)
+        apps[app.bundleId] = record
     }
 
     public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }

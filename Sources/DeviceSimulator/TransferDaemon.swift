@@ -98,9 +98,11 @@ actor TransferDaemon {
     ///
     /// - Parameter createdInBackground: the app was not in the foreground: a background session's
     ///   task is then discretionary, whatever the session says (ios.md U2).
+    ///   - rateLimited: how long the task must wait before it starts, and the limiter's delay, when
+    ///     the resume rate limiter holds it (ios.md U9).
     func resume(
         bundleId: String, params: DownloadTaskParams, temporaryFile: URL, createdInBackground: Bool,
-        report: @escaping @Sendable (Event) async -> Bool
+        rateLimited: (wait: Duration, delay: Duration)? = nil, report: @escaping @Sendable (Event) async -> Bool
     ) throws {
         let session = SessionKey(bundleId: bundleId, identifier: params.session)
         guard let settings = sessions[session] else {
@@ -117,7 +119,7 @@ actor TransferDaemon {
         let download = Download(
             params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
             gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline, cancellation: cancellation,
-            report: report)
+            rateLimited: rateLimited, report: report)
         let task = Task {
             await download.run()
             self.finished(key)
@@ -178,6 +180,7 @@ private struct Download: Sendable {
     let client: HTTPClient
     let timeline: Timeline
     let cancellation: LockedState<TransferDaemon.Cancellation?>
+    let rateLimited: (wait: Duration, delay: Duration)?
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
     /// What the task has so far, across attempts. A class so that an attempt can run as a child task
@@ -204,6 +207,17 @@ private struct Download: Sendable {
                 "url": params.url, "discretionary": "\(requirements.discretionary)",
                 "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
             ])
+        if let rateLimited {
+            publish(
+                .transferWaiting,
+                [
+                    "why":
+                        "the resume rate limiter holds tasks created in the background for \(rateLimited.delay) after the app's last background relaunch (it doubles with each)",
+                    "network": gate.network, "for": "\(rateLimited.wait)",
+                ])
+            do { try await clock.sleep(for: rateLimited.wait) } catch { return await fail(Self.cancelled) }
+            publish(.transferUnblocked, ["network": gate.network, "after": "rate limiter"])
+        }
         let progress = Progress()
         let giveUpAt = clock.now + policy.resourceTimeout
         var backoff = RetryBackoff(first: policy.retryDelay)

@@ -71,6 +71,8 @@ public struct DeviceSettings: Sendable {
     public var transfers = TransferPolicy()
     /// Background App Refresh, Low Power Mode and the background-push budget.
     public var pushPolicy = PushPolicy()
+    /// The first delay of nsurlsessiond's resume rate limiter (ios.md U9); 0 turns it off.
+    public var sessionLaunchDelay: Duration = .seconds(60)
     /// After a reboot, how long launches for pushes are deferred (ios.md P12).
     public var bootLaunchDelay: Duration = .seconds(300)
     /// Real seconds per policy second (0.1 turns the 30 s budget into 3 s); 1 is real time.

@@ -84,6 +84,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.pushPolicy = deviceSettings.pushPolicy
         deviceConfiguration.timeScale = deviceSettings.timeScale
         deviceConfiguration.bootLaunchDelay = deviceSettings.bootLaunchDelay
+        deviceConfiguration.sessionLaunchDelay = deviceSettings.sessionLaunchDelay
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

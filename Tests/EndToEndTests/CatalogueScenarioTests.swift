@@ -14,7 +14,7 @@ import Testing
         "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
         "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash", "background-fetch",
         "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches", "tap-notification-opens-app",
-        "user-notification-on-screen",
+        "user-notification-on-screen", "rate-limiter-delays-background-tasks",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
