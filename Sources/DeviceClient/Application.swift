@@ -110,6 +110,9 @@ public final class Application {
             case DeviceMethod.didWriteData:
                 let params = try message.decodeParams(DidWriteDataParams.self)
                 sessions[params.session]?.didWriteData(params)
+            case DeviceMethod.didResumeAtOffset:
+                let params = try message.decodeParams(DidResumeParams.self)
+                sessions[params.session]?.didResume(params)
             case DeviceMethod.didFinishDownloadingTo:
                 let params = try message.decodeParams(DidFinishDownloadingParams.self)
                 sessions[params.session]?.didFinishDownloading(params)

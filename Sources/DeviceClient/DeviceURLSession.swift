@@ -37,6 +37,10 @@ public protocol DeviceURLSessionDownloadDelegate: AnyObject {
     /// Every event that waited for a background session has been delivered: call the handler kept
     /// from `handleEventsForBackgroundURLSession` now.
     func urlSessionDidFinishEvents(forBackgroundURLSession session: DeviceURLSession)
+    /// A task made with `downloadTask(withResumeData:)` went on from `fileOffset`.
+    func urlSession(
+        _ session: DeviceURLSession, downloadTask: DeviceURLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64)
 }
 
 extension DeviceURLSessionDownloadDelegate {
@@ -48,6 +52,10 @@ extension DeviceURLSessionDownloadDelegate {
         _ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?
     ) {}
     public func urlSessionDidFinishEvents(forBackgroundURLSession session: DeviceURLSession) {}
+    public func urlSession(
+        _ session: DeviceURLSession, downloadTask: DeviceURLSessionDownloadTask, didResumeAtOffset fileOffset: Int64,
+        expectedTotalBytes: Int64
+    ) {}
 }
 
 /// `URLSession` for apps under test. Creating one with a background identifier the device already
@@ -79,11 +87,40 @@ public final class DeviceURLSession {
         return task
     }
 
+    /// `downloadTask(withResumeData:)`: goes on from where a cancelled or failed task stopped. Nil when
+    /// the data is not resume data this device gave.
+    public func downloadTask(withResumeData resumeData: Data) -> DeviceURLSessionDownloadTask? {
+        let encoded = String(decoding: resumeData, as: UTF8.self)
+        guard let data = ResumeData(encoded: encoded), let url = URL(string: data.url) else { return nil }
+        defer { nextTaskIdentifier += 1 }
+        let task = DeviceURLSessionDownloadTask(session: self, taskIdentifier: nextTaskIdentifier, url: url)
+        task.resumeData = encoded
+        tasks[task.taskIdentifier] = task
+        return task
+    }
+
     func resume(_ task: DeviceURLSessionDownloadTask) {
         Application.shared.send(
             DeviceMethod.downloadTaskResume,
             DownloadTaskParams(
-                session: configuration.identifier, taskIdentifier: task.taskIdentifier, url: task.url.absoluteString))
+                session: configuration.identifier, taskIdentifier: task.taskIdentifier, url: task.url.absoluteString,
+                resumeData: task.resumeData))
+    }
+
+    func cancel(_ task: DeviceURLSessionDownloadTask, producingResumeData: Bool, then: @escaping @MainActor (Data?) -> Void) {
+        let connection = Application.shared.connection
+        let params = CancelTaskParams(
+            session: configuration.identifier, taskIdentifier: task.taskIdentifier, produceResumeData: producingResumeData)
+        Task { @MainActor in
+            let answer = try? await connection.call(DeviceMethod.downloadTaskCancel, params).decode(CancelTaskResult.self)
+            then(answer?.resumeData.map { Data($0.utf8) })
+        }
+    }
+
+    func didResume(_ params: DidResumeParams) {
+        delegate?.urlSession(
+            self, downloadTask: task(params.taskIdentifier), didResumeAtOffset: params.fileOffset,
+            expectedTotalBytes: params.expectedTotalBytes)
     }
 
     private func task(_ identifier: Int, url: String? = nil) -> DeviceURLSessionDownloadTask {
@@ -128,6 +165,8 @@ public final class DeviceURLSessionDownloadTask {
     public private(set) weak var session: DeviceURLSession?
     public fileprivate(set) var countOfBytesReceived: Int64 = 0
     public fileprivate(set) var countOfBytesExpectedToReceive: Int64 = -1
+    /// The resume data the task was made from.
+    fileprivate var resumeData: String?
 
     init(session: DeviceURLSession, taskIdentifier: Int, url: URL) {
         self.session = session
@@ -136,4 +175,18 @@ public final class DeviceURLSessionDownloadTask {
     }
 
     public func resume() { session?.resume(self) }
+
+    /// `cancel()`: the task ends with -999.
+    public func cancel() { session?.cancel(self, producingResumeData: false) { _ in } }
+
+    /// `cancel(byProducingResumeData:)`: the task ends with -999, and `completionHandler` gets resume
+    /// data when the download can go on later (the server gave ranges and an ETag or Last-Modified).
+    public func cancel(byProducingResumeData completionHandler: @escaping @MainActor (Data?) -> Void) {
+        session?.cancel(self, producingResumeData: true, then: completionHandler)
+    }
+}
+
+extension TaskError {
+    /// `URLError.downloadTaskResumeData`.
+    public var downloadTaskResumeData: Data? { resumeData.map { Data($0.utf8) } }
 }

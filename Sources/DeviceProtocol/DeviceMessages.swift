@@ -1,3 +1,5 @@
+import Foundation
+
 /// Typed parameters and results of device protocol v1. Field names are the wire names.
 
 public struct HelloParams: Codable, Sendable {
@@ -101,11 +103,81 @@ public struct DownloadTaskParams: Codable, Sendable {
     public var session: String
     public var taskIdentifier: Int
     public var url: String
+    /// `downloadTask(withResumeData:)`: the opaque string a cancellation or failure gave; `url` is then
+    /// the one it names.
+    public var resumeData: String?
 
-    public init(session: String, taskIdentifier: Int, url: String) {
+    public init(session: String, taskIdentifier: Int, url: String, resumeData: String? = nil) {
         self.session = session
         self.taskIdentifier = taskIdentifier
         self.url = url
+        self.resumeData = resumeData
+    }
+}
+
+/// `downloadTask.cancel`: `cancel()` or `cancel(byProducingResumeData:)`.
+public struct CancelTaskParams: Codable, Sendable {
+    public var session: String
+    public var taskIdentifier: Int
+    public var produceResumeData: Bool
+
+    public init(session: String, taskIdentifier: Int, produceResumeData: Bool) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.produceResumeData = produceResumeData
+    }
+}
+
+/// The answer to `downloadTask.cancel`: resume data when the download can go on later (ios.md U11).
+public struct CancelTaskResult: Codable, Sendable {
+    public var resumeData: String?
+    public init(resumeData: String?) { self.resumeData = resumeData }
+}
+
+/// `urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)`.
+public struct DidResumeParams: Codable, Sendable, Equatable {
+    public var session: String
+    public var taskIdentifier: Int
+    public var fileOffset: Int64
+    public var expectedTotalBytes: Int64
+
+    public init(session: String, taskIdentifier: Int, fileOffset: Int64, expectedTotalBytes: Int64) {
+        self.session = session
+        self.taskIdentifier = taskIdentifier
+        self.fileOffset = fileOffset
+        self.expectedTotalBytes = expectedTotalBytes
+    }
+}
+
+/// What resume data holds (`NSURLSessionDownloadTaskResumeData`): the partial file and what a resume
+/// needs. Apps treat the encoded string as opaque.
+public struct ResumeData: Codable, Sendable, Equatable {
+    public var url: String
+    /// The partial file, kept in the app's `tmp/`.
+    public var file: String
+    public var bytes: Int64
+    public var expectedBytes: Int64
+    /// What `If-Range` carries: the strong ETag or the Last-Modified date.
+    public var validator: String
+
+    public init(url: String, file: String, bytes: Int64, expectedBytes: Int64, validator: String) {
+        self.url = url
+        self.file = file
+        self.bytes = bytes
+        self.expectedBytes = expectedBytes
+        self.validator = validator
+    }
+
+    /// Base64 of the JSON, as the protocol carries it.
+    public var encoded: String {
+        ((try? JSONEncoder().encode(self)) ?? Data()).base64EncodedString()
+    }
+
+    public init?(encoded: String) {
+        guard let data = Data(base64Encoded: encoded), let value = try? JSONDecoder().decode(Self.self, from: data) else {
+            return nil
+        }
+        self = value
     }
 }
 
@@ -166,11 +238,16 @@ public struct TaskError: Codable, Sendable, Equatable, Error {
     /// `NSURLErrorBackgroundTaskCancelledReasonKey` of a cancelled (-999) background task: 0 the user
     /// force-quit the app, 1 Background App Refresh is off, 2 insufficient system resources.
     public var backgroundTaskCancelledReason: Int?
+    /// `NSURLSessionDownloadTaskResumeData`: present only when the download can be resumed (ios.md U11).
+    public var resumeData: String?
 
-    public init(code: Int, localizedDescription: String, backgroundTaskCancelledReason: Int? = nil) {
+    public init(
+        code: Int, localizedDescription: String, backgroundTaskCancelledReason: Int? = nil, resumeData: String? = nil
+    ) {
         self.code = code
         self.localizedDescription = localizedDescription
         self.backgroundTaskCancelledReason = backgroundTaskCancelledReason
+        self.resumeData = resumeData
     }
 }
 

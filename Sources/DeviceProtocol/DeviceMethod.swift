@@ -8,6 +8,8 @@ public enum DeviceMethod {
     public static let registerForRemoteNotifications = "registerForRemoteNotifications"
     public static let sessionCreate = "session.create"
     public static let downloadTaskResume = "downloadTask.resume"
+    /// `cancel()` / `cancel(byProducingResumeData:)`; answered with `{"resumeData"}`.
+    public static let downloadTaskCancel = "downloadTask.cancel"
     public static let fetchCompletion = "fetchCompletion"
     public static let backgroundEventsCompletion = "backgroundEventsCompletion"
     public static let localNotificationAdd = "localNotification.add"
@@ -34,6 +36,8 @@ public enum DeviceMethod {
     /// `userNotificationCenter(_:didReceive:withCompletionHandler:)`: the user tapped a notification.
     public static let didReceiveNotificationResponse = "didReceiveNotificationResponse"
     public static let didWriteData = "didWriteData"
+    /// `urlSession(_:downloadTask:didResumeAtOffset:expectedTotalBytes:)`, for a task made from resume data.
+    public static let didResumeAtOffset = "didResumeAtOffset"
     /// A request: the device waits for the answer, then deletes the temporary file, as iOS does.
     public static let didFinishDownloadingTo = "didFinishDownloadingTo"
     public static let didCompleteWithError = "didCompleteWithError"

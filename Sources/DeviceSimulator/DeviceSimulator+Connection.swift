@@ -136,6 +136,9 @@ extension DeviceSimulator {
             case DeviceMethod.backgroundEventsCompletion:
                 try backgroundEventsCompleted(bundleId, try message.decodeParams(BackgroundEventsCompletionParams.self))
                 result = Empty()
+            case DeviceMethod.downloadTaskCancel:
+                let params = try message.decodeParams(CancelTaskParams.self)
+                result = CancelTaskResult(resumeData: try await transferDaemon.cancel(bundleId: bundleId, params))
             case DeviceMethod.downloadTaskResume:
                 try await resumeDownload(bundleId, try message.decodeParams(DownloadTaskParams.self))
                 result = Empty()

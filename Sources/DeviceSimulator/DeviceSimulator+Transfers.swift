@@ -36,7 +36,10 @@ extension DeviceSimulator {
     private func forward(_ event: TransferDaemon.Event, session: String, to bundleId: String) async -> Bool {
         guard let record = apps[bundleId] else { return false }
         var isProgress = false
-        if case .progress = event { isProgress = true }
+        switch event {
+        case .progress, .resumed: isProgress = true
+        case .finished, .completed: break
+        }
         if case .completed(let params) = event { apps[bundleId]?.runningTasks[session]?.remove(params.taskIdentifier) }
         let route = BackgroundSessionRule.route(
             isProgress: isProgress, isBackgroundSession: record.backgroundSessions.contains(session), state: record.state,
@@ -50,7 +53,7 @@ extension DeviceSimulator {
             return await deliver(event, session: session, to: bundleId, held: false)
         case .hold, .holdAndResume, .holdAndRelaunch, .holdUntilUserLaunch:
             switch event {
-            case .progress:
+            case .progress, .resumed:
                 return false
             case .completed(let params):
                 apps[bundleId]?.heldSessionEvents[session, default: []].append(.completed(params))
@@ -71,6 +74,9 @@ extension DeviceSimulator {
         switch event {
         case .progress(let params):
             connection.notify(DeviceMethod.didWriteData, params)
+            return true
+        case .resumed(let params):
+            connection.notify(DeviceMethod.didResumeAtOffset, params)
             return true
         case .finished(let params):
             publishSessionEvent(bundleId, session: session, task: params.taskIdentifier, "didFinishDownloadingTo", held: held)

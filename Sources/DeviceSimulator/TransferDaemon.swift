@@ -31,6 +31,8 @@ public struct TransferPolicy: Sendable, Equatable {
 actor TransferDaemon {
     /// What a task reports, in order: progress, then (on success) the finished file, then completion.
     enum Event: Sendable {
+        /// A task made from resume data went on from its partial file.
+        case resumed(DidResumeParams)
         case progress(DidWriteDataParams)
         case finished(DidFinishDownloadingParams)
         case completed(DidCompleteParams)
@@ -54,7 +56,9 @@ actor TransferDaemon {
     /// The device's network, which tasks wait on.
     let gate = NetworkGate()
     private var sessions: [SessionKey: SessionCreateParams] = [:]
-    private var tasks: [TaskKey: (task: Task<Void, Never>, cancellation: LockedState<Cancellation?>)] = [:]
+    private var tasks:
+        [TaskKey: (task: Task<Void, Never>, cancellation: LockedState<Cancellation?>, resumeData: LockedState<String?>)] =
+            [:]
 
     /// Why a task was cancelled, which decides the error the app is told.
     enum Cancellation: Sendable {
@@ -62,6 +66,8 @@ actor TransferDaemon {
         case diedWithApp
         /// The user force-quit the app (ios.md U6).
         case forceQuit
+        /// The app called `cancel()` or `cancel(byProducingResumeData:)`.
+        case byApp(producingResumeData: Bool)
 
         var error: TaskError {
             switch self {
@@ -75,6 +81,16 @@ actor TransferDaemon {
                 TaskError(
                     code: -999, localizedDescription: "cancelled: the user force-quit the app",
                     backgroundTaskCancelledReason: 0)
+            case .byApp:
+                TaskError(code: -999, localizedDescription: "cancelled")
+            }
+        }
+
+        /// Whether the app may be handed resume data (U6: "resume data may be included" after a force-quit).
+        var offersResumeData: Bool {
+            switch self {
+            case .diedWithApp, .byApp(producingResumeData: false): false
+            case .forceQuit, .byApp(producingResumeData: true): true
             }
         }
     }
@@ -112,19 +128,41 @@ actor TransferDaemon {
         guard tasks[key] == nil else {
             throw RPCError.refused("task \(params.taskIdentifier) of session '\(params.session)' is already running")
         }
+        var seed: ResumeData?
+        if let encoded = params.resumeData {
+            guard let data = ResumeData(encoded: encoded) else {
+                throw RPCError.invalidParams("resumeData is not what a cancellation or a failure of this device gave")
+            }
+            seed = data
+        }
         let requirements = NetworkRequirements(
             discretionary: (settings.discretionary ?? false) || (settings.background && createdInBackground),
             allowsCellularAccess: settings.allowsCellularAccess ?? true)
         let cancellation = LockedState<Cancellation?>(nil)
+        let resumeData = LockedState<String?>(nil)
         let download = Download(
             params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
             gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline, cancellation: cancellation,
-            rateLimited: rateLimited, report: report)
+            rateLimited: rateLimited, seed: seed, resumeData: resumeData, report: report)
         let task = Task {
             await download.run()
             self.finished(key)
         }
-        tasks[key] = (task, cancellation)
+        tasks[key] = (task, cancellation, resumeData)
+    }
+
+    /// `cancel()` or `cancel(byProducingResumeData:)`: ends the task (-999) and returns its resume
+    /// data, when it was asked for and the download can go on later (ios.md U11).
+    func cancel(bundleId: String, _ params: CancelTaskParams) async throws -> String? {
+        let key = TaskKey(
+            session: SessionKey(bundleId: bundleId, identifier: params.session), taskIdentifier: params.taskIdentifier)
+        guard let running = tasks[key] else {
+            throw RPCError.refused("task \(params.taskIdentifier) of session '\(params.session)' is not running")
+        }
+        running.cancellation.withLock { $0 = .byApp(producingResumeData: params.produceResumeData) }
+        running.task.cancel()
+        await running.task.value
+        return running.resumeData.withLock { $0 }
     }
 
     private func finished(_ key: TaskKey) { tasks[key] = nil }
@@ -181,6 +219,10 @@ private struct Download: Sendable {
     let timeline: Timeline
     let cancellation: LockedState<TransferDaemon.Cancellation?>
     let rateLimited: (wait: Duration, delay: Duration)?
+    /// The resume data the task was made from, if any.
+    let seed: ResumeData?
+    /// Where the task leaves resume data for a cancellation that asked for it.
+    let resumeData: LockedState<String?>
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
     /// What the task has so far, across attempts. A class so that an attempt can run as a child task
@@ -193,6 +235,33 @@ private struct Download: Sendable {
         var resume: ResumeValidator?
         /// Body bytes the current attempt received.
         var receivedInAttempt: Int64 = 0
+        /// The task was made from resume data and has not gone on from it yet.
+        var fromResumeData = false
+    }
+
+    /// Starts from resume data: the partial file becomes this task's, hashed so far, with the validator
+    /// to resume against. Gone or changed, the download simply starts over.
+    private func takeOver(_ seed: ResumeData, into progress: Progress) {
+        let partial = URL(fileURLWithPath: seed.file)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: partial.path))?[.size] as? Int64,
+            size == seed.bytes
+        else {
+            publish(.transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data's partial file is gone"])
+            return
+        }
+        if partial.path != file.path {
+            try? FileManager.default.removeItem(at: file)
+            guard (try? FileManager.default.moveItem(at: partial, to: file)) != nil else { return }
+        }
+        guard let handle = try? FileHandle(forReadingFrom: file) else { return }
+        defer { try? handle.close() }
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { progress.hasher.update(data: chunk) }
+        progress.written = seed.bytes
+        progress.expected = seed.expectedBytes
+        let isETag = seed.validator.hasPrefix("\"")
+        progress.resume = ResumeValidator(
+            acceptRanges: "bytes", etag: isETag ? seed.validator : nil, lastModified: isETag ? nil : seed.validator)
+        progress.fromResumeData = true
     }
 
     /// An attempt that ended early; `error` is what the app would see if the task gives up.
@@ -207,6 +276,8 @@ private struct Download: Sendable {
                 "url": params.url, "discretionary": "\(requirements.discretionary)",
                 "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
             ])
+        let progress = Progress()
+        if let seed { takeOver(seed, into: progress) }
         if let rateLimited {
             publish(
                 .transferWaiting,
@@ -215,10 +286,9 @@ private struct Download: Sendable {
                         "the resume rate limiter holds tasks created in the background for \(rateLimited.delay) after the app's last background relaunch (it doubles with each)",
                     "network": gate.network, "for": "\(rateLimited.wait)",
                 ])
-            do { try await clock.sleep(for: rateLimited.wait) } catch { return await fail(Self.cancelled) }
+            do { try await clock.sleep(for: rateLimited.wait) } catch { return await fail(Self.cancelled, progress) }
             publish(.transferUnblocked, ["network": gate.network, "after": "rate limiter"])
         }
-        let progress = Progress()
         let giveUpAt = clock.now + policy.resourceTimeout
         var backoff = RetryBackoff(first: policy.retryDelay)
         var attempt = 1
@@ -226,7 +296,7 @@ private struct Download: Sendable {
             if let why = requirements.whyNot(on: gate.network) {
                 publish(.transferWaiting, ["why": why, "network": gate.network])
                 await gate.waitUntilAllowed(requirements)
-                if Task.isCancelled { return await fail(Self.cancelled) }
+                if Task.isCancelled { return await fail(Self.cancelled, progress) }
                 publish(.transferUnblocked, ["network": gate.network])
             }
             do {
@@ -240,7 +310,7 @@ private struct Download: Sendable {
                     ? .zero : backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
                 let retry = retries && !Task.isCancelled && interruption.error.code != -1000
                     && clock.now + delay < giveUpAt
-                guard retry else { return await fail(interruption.error) }
+                guard retry else { return await fail(interruption.error, progress) }
                 var attributes: EventAttributes = [
                     "attempt": "\(attempt)", "bytes": "\(progress.written)", "expected": "\(progress.expected)",
                     "error": interruption.error.localizedDescription, "code": "\(interruption.error.code)",
@@ -256,11 +326,11 @@ private struct Download: Sendable {
                 }
                 publish(.transferInterrupted, attributes)
                 if delay > .zero {
-                    do { try await clock.sleep(for: delay) } catch { return await fail(Self.cancelled) }
+                    do { try await clock.sleep(for: delay) } catch { return await fail(Self.cancelled, progress) }
                 }
                 attempt += 1
             } catch {
-                return await fail(Self.taskError(for: error))
+                return await fail(Self.taskError(for: error), progress)
             }
         }
     }
@@ -329,6 +399,14 @@ private struct Download: Sendable {
             publish(
                 .transferResumed,
                 ["attempt": "\(number)", "fromByte": "\(resumeFrom)", "expected": "\(progress.expected)"])
+            if progress.fromResumeData {
+                progress.fromResumeData = false
+                _ = await report(
+                    .resumed(
+                        DidResumeParams(
+                            session: params.session, taskIdentifier: params.taskIdentifier, fileOffset: resumeFrom,
+                            expectedTotalBytes: progress.expected)))
+            }
         } else {
             appending = false
             if progress.written > 0 {
@@ -403,11 +481,28 @@ private struct Download: Sendable {
             .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: nil)))
     }
 
-    private func fail(_ error: TaskError) async {
-        try? FileManager.default.removeItem(at: file)
-        let error = Task.isCancelled ? cancellation.withLock { $0 }?.error ?? Self.cancelled : error
+    /// Ends the task with `error`. The partial file is kept, and its resume data handed over with the
+    /// error, when the download can go on later: bytes, ranges and a validator (ios.md U11), and a
+    /// failure or a cancellation that offers it.
+    private func fail(_ error: TaskError, _ progress: Progress) async {
+        let cancelledBy = Task.isCancelled ? cancellation.withLock { $0 } : nil
+        var error = Task.isCancelled ? cancelledBy?.error ?? Self.cancelled : error
+        let offers = Task.isCancelled ? cancelledBy?.offersResumeData ?? false : true
+        if offers, progress.written > 0, progress.resume?.whyNotResumable == nil,
+            let validator = progress.resume?.validator, FileManager.default.fileExists(atPath: file.path)
+        {
+            let data = ResumeData(
+                url: params.url, file: file.path, bytes: progress.written, expectedBytes: progress.expected,
+                validator: validator
+            ).encoded
+            error.resumeData = data
+            resumeData.withLock { $0 = data }
+        } else {
+            try? FileManager.default.removeItem(at: file)
+        }
         var attributes: EventAttributes = ["code": "\(error.code)", "error": error.localizedDescription]
         attributes["cancelledReason"] = error.backgroundTaskCancelledReason.map { "\($0)" }
+        attributes["resumeData"] = "\(error.resumeData != nil)"
         publish(.transferFailed, attributes)
         _ = await report(
             .completed(DidCompleteParams(session: params.session, taskIdentifier: params.taskIdentifier, error: error)))

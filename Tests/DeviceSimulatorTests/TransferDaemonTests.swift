@@ -18,6 +18,8 @@ import Testing
         let kept: URL
         var completion: DidCompleteParams?
         var waiters: [CheckedContinuation<DidCompleteParams, Never>] = []
+        /// `didResumeAtOffset`'s offset, for a task made from resume data.
+        var resumedAt: Int64?
 
         init(kept: URL) { self.kept = kept }
 
@@ -25,6 +27,8 @@ import Testing
             switch event {
             case .progress:
                 break
+            case .resumed(let params):
+                resumedAt = params.fileOffset
             case .finished(let params):
                 try? FileManager.default.moveItem(atPath: params.location, toPath: kept.path)
             case .completed(let params):
@@ -153,13 +157,16 @@ import Testing
         #expect(interrupted["next"] == "resume from byte \(try stop(run, cutAt: 70_000))")
     }
 
-    @Test func aDefaultSessionFailsAtOnceAndLeavesNoFile() async throws {
+    @Test func aDefaultSessionFailsAtOnceAndKeepsAPartialFileOnlyAsResumeData() async throws {
         let run = try await download(background: false, faults: [cut(.reset, at: 10_000)])
         #expect(run.completion.error?.code == -1005)
         #expect(run.events(.transferInterrupted).isEmpty)
         #expect(run.events(.mediaRequest).count == 1)
         #expect(run.file == nil)
-        #expect(!FileManager.default.fileExists(atPath: run.temporaryFile.path))
+        // Bytes that reached the file are kept for a resume, and named in the error; none, nothing kept.
+        let resumeData = run.completion.error?.resumeData.flatMap(ResumeData.init(encoded:))
+        #expect(FileManager.default.fileExists(atPath: run.temporaryFile.path) == (resumeData != nil))
+        #expect(resumeData.map { $0.file == run.temporaryFile.path } ?? true)
     }
 
     @Test func retriesBackOffAndGiveUpAtTheResourceTimeout() async throws {
@@ -175,6 +182,103 @@ import Testing
         #expect(delays == Array(["0.2 seconds", "0.4 seconds", "0.8 seconds", "1.6 seconds"].prefix(delays.count)))
         #expect(run.events(.transferInterrupted).allSatisfy { $0["next"] == "start" })
         #expect(run.events(.transferFailed).count == 1)
+    }
+}
+
+/// Resume data (ios.md U11): what a cancellation or a failure hands the app, and a task made from it.
+@Suite struct ResumeDataTests {
+    static let body = TransferDaemonTests.body
+    static let path = TransferDaemonTests.path
+
+    struct Fixture {
+        var server: MediaServer
+        var daemon: TransferDaemon
+        var timeline: Timeline
+        var root: URL
+
+        func start(
+            _ task: Int, resumeData: String? = nil, app: TransferDaemonTests.App
+        ) async throws {
+            try await daemon.resume(
+                bundleId: "com.example",
+                params: DownloadTaskParams(
+                    session: "photos", taskIdentifier: task, url: server.url + ResumeDataTests.path, resumeData: resumeData),
+                temporaryFile: root.appendingPathComponent("CFNetworkDownload_\(task).tmp"), createdInBackground: false
+            ) { event in await app.receive(event) }
+        }
+
+        func close() async {
+            await daemon.shutdown()
+            await server.close()
+        }
+    }
+
+    func fixture(background: Bool, faults: [MediaFault] = [], throttle: Int? = nil) async throws -> Fixture {
+        let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
+        var configuration = MediaServerConfiguration(root: root)
+        configuration.port = 0
+        configuration.faults = faults
+        configuration.throttleBytesPerSecond = throttle
+        let timeline = Timeline()
+        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let daemon = TransferDaemon(timeline: timeline)
+        await daemon.createSession(bundleId: "com.example", SessionCreateParams(identifier: "photos", background: background))
+        return Fixture(server: server, daemon: daemon, timeline: timeline, root: root)
+    }
+
+    @Test func cancelByProducingResumeDataThenATaskFromItFinishesTheFile() async throws {
+        let fixture = try await fixture(background: true, throttle: 100_000)
+        let first = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("first.jpg"))
+        try await fixture.start(1, app: first)
+        _ = try await fixture.timeline.waitFor("some bytes", timeout: .seconds(30)) {
+            $0.kind == .transferProgress && Int($0["bytes"] ?? "") ?? 0 > 0
+        }
+        let encoded = try await fixture.daemon.cancel(
+            bundleId: "com.example", CancelTaskParams(session: "photos", taskIdentifier: 1, produceResumeData: true))
+        let data = try #require(encoded.flatMap(ResumeData.init(encoded:)))
+        #expect(data.bytes > 0 && data.bytes < Int64(Self.body.count))
+        #expect(FileManager.default.fileExists(atPath: data.file), "the partial file is kept for the resume")
+        let cancelled = await first.completed()
+        #expect(cancelled.error?.code == -999)
+        #expect(cancelled.error?.resumeData == encoded)
+
+        let second = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("second.jpg"))
+        try await fixture.start(2, resumeData: encoded, app: second)
+        let finished = await second.completed()
+        await fixture.close()
+        #expect(finished.error == nil)
+        #expect(FileManager.default.contents(atPath: second.kept.path) == Data(Self.body))
+        #expect(await second.resumedAt == data.bytes)
+        let requests = fixture.timeline.events.filter { $0.kind == .mediaRequest }
+        #expect(requests.last?["range"] == "bytes=\(data.bytes)-")
+        #expect(requests.last?["status"] == "206")
+    }
+
+    @Test func aDefaultSessionsFailureCarriesResumeData() async throws {
+        var cut = MediaFault(.reset, path: Self.path, count: 1)
+        cut.afterBytes = 100_000
+        let fixture = try await fixture(background: false, faults: [cut])
+        let app = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("kept.jpg"))
+        try await fixture.start(1, app: app)
+        let failed = await app.completed()
+        await fixture.close()
+        #expect(failed.error?.code == -1005)
+        let data = try #require(failed.error?.resumeData.flatMap(ResumeData.init(encoded:)))
+        #expect(FileManager.default.fileExists(atPath: data.file))
+        #expect(data.validator.hasPrefix("\""), "the strong ETag: \(data.validator)")
+    }
+
+    @Test func noResumeDataFromAServerWithoutRanges() async throws {
+        var cut = MediaFault(.reset, path: Self.path, count: 1)
+        cut.afterBytes = 100_000
+        let fixture = try await fixture(background: false, faults: [MediaFault(.noAcceptRanges, path: Self.path), cut])
+        let app = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("kept.jpg"))
+        try await fixture.start(1, app: app)
+        let failed = await app.completed()
+        await fixture.close()
+        #expect(failed.error?.code == -1005)
+        #expect(failed.error?.resumeData == nil)
+        #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("CFNetworkDownload_1.tmp").path))
     }
 }
 
