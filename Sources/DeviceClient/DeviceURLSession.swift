@@ -12,6 +12,8 @@ public struct DeviceURLSessionConfiguration: Sendable {
     public var isDiscretionary = false
     /// Whether tasks may use a cellular network.
     public var allowsCellularAccess = true
+    /// `httpMaximumConnectionsPerHost`: tasks of the session talking to one host at a time (iOS: 4).
+    public var httpMaximumConnectionsPerHost = 4
 
     /// `URLSessionConfiguration.background(withIdentifier:)`.
     public static func background(withIdentifier identifier: String) -> DeviceURLSessionConfiguration {
@@ -76,7 +78,8 @@ public final class DeviceURLSession {
             DeviceMethod.sessionCreate,
             SessionCreateParams(
                 identifier: configuration.identifier, background: configuration.isBackground,
-                discretionary: configuration.isDiscretionary, allowsCellularAccess: configuration.allowsCellularAccess))
+                discretionary: configuration.isDiscretionary, allowsCellularAccess: configuration.allowsCellularAccess,
+                httpMaximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost))
     }
 
     /// `downloadTask(with:)`: the task starts when resumed.

@@ -90,12 +90,18 @@ public struct SessionCreateParams: Codable, Sendable {
     public var discretionary: Bool?
     /// `allowsCellularAccess`. Default true.
     public var allowsCellularAccess: Bool?
+    /// `HTTPMaximumConnectionsPerHost`: the session's tasks to one host at a time. Default 4 (iOS's).
+    public var httpMaximumConnectionsPerHost: Int?
 
-    public init(identifier: String, background: Bool, discretionary: Bool? = nil, allowsCellularAccess: Bool? = nil) {
+    public init(
+        identifier: String, background: Bool, discretionary: Bool? = nil, allowsCellularAccess: Bool? = nil,
+        httpMaximumConnectionsPerHost: Int? = nil
+    ) {
         self.identifier = identifier
         self.background = background
         self.discretionary = discretionary
         self.allowsCellularAccess = allowsCellularAccess
+        self.httpMaximumConnectionsPerHost = httpMaximumConnectionsPerHost
     }
 }
 

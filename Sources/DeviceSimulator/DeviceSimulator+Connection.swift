@@ -131,7 +131,7 @@ extension DeviceSimulator {
                 removePendingNotifications(bundleId, try message.decodeParams(RemovePendingNotificationsParams.self))
                 result = Empty()
             case DeviceMethod.sessionCreate:
-                await createSession(bundleId, try message.decodeParams(SessionCreateParams.self))
+                try await createSession(bundleId, try message.decodeParams(SessionCreateParams.self))
                 result = Empty()
             case DeviceMethod.backgroundEventsCompletion:
                 try backgroundEventsCompleted(bundleId, try message.decodeParams(BackgroundEventsCompletionParams.self))

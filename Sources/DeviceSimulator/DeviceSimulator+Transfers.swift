@@ -7,8 +7,8 @@ import HarnessTimeline
 /// or relaunched in the background, `handleEventsForBackgroundURLSession`, the session's events once
 /// the app has recreated it, `urlSessionDidFinishEvents`, and a watchdog on the completion handler.
 extension DeviceSimulator {
-    func createSession(_ bundleId: String, _ params: SessionCreateParams) async {
-        await transferDaemon.createSession(bundleId: bundleId, params)
+    func createSession(_ bundleId: String, _ params: SessionCreateParams) async throws {
+        try await transferDaemon.createSession(bundleId: bundleId, params)
         apps[bundleId]?.createdSessions.insert(params.identifier)
         if params.background { apps[bundleId]?.backgroundSessions.insert(params.identifier) }
         deliverHeldEvents(bundleId, session: params.identifier)

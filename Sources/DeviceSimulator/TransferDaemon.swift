@@ -55,6 +55,8 @@ actor TransferDaemon {
     private let httpClient: HTTPClient
     /// The device's network, which tasks wait on.
     let gate = NetworkGate()
+    /// Each session's connections per host.
+    private let slots = ConnectionSlots()
     private var sessions: [SessionKey: SessionCreateParams] = [:]
     private var tasks:
         [TaskKey: (task: Task<Void, Never>, cancellation: LockedState<Cancellation?>, resumeData: LockedState<String?>)] =
@@ -105,7 +107,10 @@ actor TransferDaemon {
     }
 
     /// A session's settings; creating a session again (a relaunched app) replaces them.
-    func createSession(bundleId: String, _ params: SessionCreateParams) {
+    func createSession(bundleId: String, _ params: SessionCreateParams) throws {
+        if let limit = params.httpMaximumConnectionsPerHost, limit < 1 {
+            throw RPCError.invalidParams("httpMaximumConnectionsPerHost must be at least 1")
+        }
         sessions[SessionKey(bundleId: bundleId, identifier: params.identifier)] = params
     }
 
@@ -140,10 +145,14 @@ actor TransferDaemon {
             allowsCellularAccess: settings.allowsCellularAccess ?? true)
         let cancellation = LockedState<Cancellation?>(nil)
         let resumeData = LockedState<String?>(nil)
+        let host = URL(string: params.url)?.host ?? ""
+        let connections = (
+            slots: slots, key: "\(bundleId)/\(params.session)/\(host)", limit: settings.httpMaximumConnectionsPerHost ?? 4
+        )
         let download = Download(
             params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
             gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline, cancellation: cancellation,
-            rateLimited: rateLimited, seed: seed, resumeData: resumeData, report: report)
+            rateLimited: rateLimited, seed: seed, resumeData: resumeData, connections: connections, report: report)
         let task = Task {
             await download.run()
             self.finished(key)
@@ -223,6 +232,8 @@ private struct Download: Sendable {
     let seed: ResumeData?
     /// Where the task leaves resume data for a cancellation that asked for it.
     let resumeData: LockedState<String?>
+    /// The session's connection slots for the task's host, and how many there are.
+    let connections: (slots: ConnectionSlots, key: String, limit: Int)
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
     /// What the task has so far, across attempts. A class so that an attempt can run as a child task
@@ -335,8 +346,19 @@ private struct Download: Sendable {
         }
     }
 
-    /// One attempt, cut short if the network stops suiting the task meanwhile.
+    /// One attempt, on one of the session's connections to the host, cut short if the network stops
+    /// suiting the task meanwhile.
     private func attemptWhileTheNetworkAllows(_ number: Int, _ progress: Progress) async throws -> Int {
+        if connections.slots.isFull(connections.key, limit: connections.limit) {
+            publish(
+                .transferWaiting,
+                [
+                    "why": "the session's HTTPMaximumConnectionsPerHost (\(connections.limit)) connections to the host are in use",
+                    "network": gate.network,
+                ])
+        }
+        guard await connections.slots.acquire(connections.key, limit: connections.limit) else { throw CancellationError() }
+        defer { connections.slots.release(connections.key) }
         enum Outcome: Sendable {
             case finished(Int)
             case failed(any Error)

@@ -72,7 +72,7 @@ import Testing
         let app = App(kept: root.appendingPathComponent("kept.jpg"))
         let temporaryFile = root.appendingPathComponent("CFNetworkDownload_1.tmp")
         do {
-            await daemon.createSession(
+            try await daemon.createSession(
                 bundleId: "com.example", SessionCreateParams(identifier: "photos", background: background))
             try await daemon.resume(
                 bundleId: "com.example",
@@ -213,7 +213,9 @@ import Testing
         }
     }
 
-    func fixture(background: Bool, faults: [MediaFault] = [], throttle: Int? = nil) async throws -> Fixture {
+    func fixture(
+        background: Bool, faults: [MediaFault] = [], throttle: Int? = nil, connectionsPerHost: Int? = nil
+    ) async throws -> Fixture {
         let root = try ScenarioFixtures.mediaRoot(photo: Self.body)
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
@@ -222,7 +224,10 @@ import Testing
         let timeline = Timeline()
         let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
         let daemon = TransferDaemon(timeline: timeline)
-        await daemon.createSession(bundleId: "com.example", SessionCreateParams(identifier: "photos", background: background))
+        try await daemon.createSession(
+            bundleId: "com.example",
+            SessionCreateParams(
+                identifier: "photos", background: background, httpMaximumConnectionsPerHost: connectionsPerHost))
         return Fixture(server: server, daemon: daemon, timeline: timeline, root: root)
     }
 
@@ -252,6 +257,26 @@ import Testing
         let requests = fixture.timeline.events.filter { $0.kind == .mediaRequest }
         #expect(requests.last?["range"] == "bytes=\(data.bytes)-")
         #expect(requests.last?["status"] == "206")
+    }
+
+    @Test func httpMaximumConnectionsPerHostMakesTasksTakeTurns() async throws {
+        let fixture = try await fixture(background: true, throttle: 1_000_000, connectionsPerHost: 1)
+        let first = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("first.jpg"))
+        let second = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("second.jpg"))
+        try await fixture.start(1, app: first)
+        _ = try await fixture.timeline.waitFor("the first request", timeout: .seconds(10)) { $0.kind == .mediaRequest }
+        try await fixture.start(2, app: second)
+        #expect(await first.completed().error == nil)
+        #expect(await second.completed().error == nil)
+        await fixture.close()
+        let events = fixture.timeline.events
+        let waiting = try #require(events.first { $0.kind == .transferWaiting })
+        #expect(waiting["task"] == "2")
+        #expect(waiting["why"]?.contains("HTTPMaximumConnectionsPerHost (1)") == true)
+        let firstDone = try #require(events.firstIndex { $0.kind == .mediaResponseFinished })
+        let secondRequest = try #require(events.lastIndex { $0.kind == .mediaRequest })
+        #expect(firstDone < secondRequest, "the second task's request waited for the first response")
+        #expect(FileManager.default.contents(atPath: second.kept.path) == Data(Self.body))
     }
 
     @Test func aDefaultSessionsFailureCarriesResumeData() async throws {
