@@ -21,6 +21,8 @@ public final class Application {
 
     let connection: DeviceConnection
     var sessions: [String: DeviceURLSession] = [:]
+    private var nextBackgroundTask = 0
+    private var backgroundTaskExpirations: [Int: @MainActor () -> Void] = [:]
     /// `UNUserNotificationCenter.current()`.
     public private(set) lazy var notificationCenter = UserNotificationCenter(application: self)
 
@@ -44,6 +46,24 @@ public final class Application {
                 delegate?.application(self, didFailToRegisterForRemoteNotificationsWithError: error)
             }
         }
+    }
+
+    /// `beginBackgroundTask(withName:expirationHandler:)`: keeps the app running in the background
+    /// (about 30 s) until `endBackgroundTask(_:)`; `expirationHandler` runs when the time is up and must
+    /// end the task, or the app is killed.
+    public func beginBackgroundTask(
+        withName name: String? = nil, expirationHandler: (@MainActor () -> Void)? = nil
+    ) -> Int {
+        nextBackgroundTask += 1
+        backgroundTaskExpirations[nextBackgroundTask] = expirationHandler
+        send(DeviceMethod.backgroundTaskBegin, BackgroundTaskParams(identifier: nextBackgroundTask, name: name))
+        return nextBackgroundTask
+    }
+
+    /// `endBackgroundTask(_:)`.
+    public func endBackgroundTask(_ identifier: Int) {
+        backgroundTaskExpirations[identifier] = nil
+        send(DeviceMethod.backgroundTaskEnd, BackgroundTaskParams(identifier: identifier))
     }
 
     /// `UIApplicationBackgroundFetchIntervalMinimum`: fetch as often as the system allows.
@@ -105,6 +125,9 @@ public final class Application {
                 }
             case DeviceMethod.didReceiveNotificationResponse:
                 notificationCenter.didReceive(try message.decodeParams(NotificationParams.self))
+            case DeviceMethod.backgroundTaskExpired:
+                let params = try message.decodeParams(BackgroundTaskParams.self)
+                backgroundTaskExpirations.removeValue(forKey: params.identifier)?()
             case DeviceMethod.performFetch:
                 performFetch(try message.decodeParams(PerformFetchParams.self))
             case DeviceMethod.didWriteData:

@@ -372,6 +372,16 @@ public struct PresentationOptions: Codable, Sendable, Equatable {
     public init(options: [String]) { self.options = options }
 }
 
+/// `backgroundTask.begin` (with `name`), `backgroundTask.end` and `backgroundTaskExpired`.
+public struct BackgroundTaskParams: Codable, Sendable, Equatable {
+    public var identifier: Int
+    public var name: String?
+    public init(identifier: Int, name: String? = nil) {
+        self.identifier = identifier
+        self.name = name
+    }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

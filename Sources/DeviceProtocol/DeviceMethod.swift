@@ -17,6 +17,10 @@ public enum DeviceMethod {
     public static let notificationAdd = "notification.add"
     /// `removePendingNotificationRequests(withIdentifiers:)`.
     public static let notificationRemovePending = "notification.removePending"
+    /// `beginBackgroundTask(withName:expirationHandler:)`: `{"identifier", "name"}` (the app picks the id).
+    public static let backgroundTaskBegin = "backgroundTask.begin"
+    /// `endBackgroundTask(_:)`: `{"identifier"}`.
+    public static let backgroundTaskEnd = "backgroundTask.end"
     /// `setMinimumBackgroundFetchInterval(_:)`.
     public static let setMinimumBackgroundFetchInterval = "setMinimumBackgroundFetchInterval"
     /// A notification from the app: a line for the run's log.
@@ -30,6 +34,8 @@ public enum DeviceMethod {
     public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
     /// `application(_:performFetchWithCompletionHandler:)`: `{"completionId"}`, answered with `fetchCompletion`.
     public static let performFetch = "performFetch"
+    /// A background task's time ran out: `{"identifier"}`; run its expiration handler and end it at once.
+    public static let backgroundTaskExpired = "backgroundTaskExpired"
     /// A request: `userNotificationCenter(_:willPresent:withCompletionHandler:)` for an app in the
     /// foreground; the answer is `{"options": [...]}`.
     public static let willPresentNotification = "willPresentNotification"

@@ -57,8 +57,12 @@ struct AppRecord {
     /// app still owes: the completion id and the watchdog.
     var sessionHandlers: [String: (completionId: Int, watchdog: Task<Void, Never>)] = [:]
 
+    /// Open background tasks (`beginBackgroundTask`), with the timer of their allowance once the app is
+    /// in the background (nil while it is on screen).
+    var backgroundTasks: [Int: (name: String, timer: Task<Void, Never>?)] = [:]
+
     /// Whether the app has nothing left it may finish in the background, so it can be suspended.
-    var isIdle: Bool { outstandingCompletions.isEmpty && sessionHandlers.isEmpty }
+    var isIdle: Bool { outstandingCompletions.isEmpty && sessionHandlers.isEmpty && backgroundTasks.isEmpty }
 
     init(app: InstalledApp, container: AppContainer, wakeBudget: WakeBudget) {
         self.app = app

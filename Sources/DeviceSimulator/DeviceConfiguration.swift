@@ -8,6 +8,8 @@ public struct DeviceConfiguration: Sendable {
     public var socketPath: String
     /// How long a woken app may run before it must call its completion handler. iOS: 30 s.
     public var backgroundPushBudget: Duration = .seconds(30)
+    /// How long a background task (`beginBackgroundTask`) keeps an app running in the background. iOS: about 30 s.
+    public var backgroundTimeAllowance: Duration = .seconds(30)
     /// How long an app keeps running after Home before it is suspended. iOS: a few seconds.
     public var suspendAfterBackground: Duration = .seconds(2)
     /// How long a launched app has to connect to the device socket.

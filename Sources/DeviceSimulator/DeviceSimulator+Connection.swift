@@ -142,6 +142,12 @@ extension DeviceSimulator {
             case DeviceMethod.downloadTaskResume:
                 try await resumeDownload(bundleId, try message.decodeParams(DownloadTaskParams.self))
                 result = Empty()
+            case DeviceMethod.backgroundTaskBegin:
+                try beginBackgroundTask(bundleId, try message.decodeParams(BackgroundTaskParams.self))
+                result = Empty()
+            case DeviceMethod.backgroundTaskEnd:
+                try endBackgroundTask(bundleId, try message.decodeParams(BackgroundTaskParams.self))
+                result = Empty()
             case DeviceMethod.setMinimumBackgroundFetchInterval:
                 let params = try message.decodeParams(BackgroundFetchIntervalParams.self)
                 if let seconds = params.seconds, !(seconds >= 0) {

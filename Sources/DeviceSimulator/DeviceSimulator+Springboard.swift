@@ -129,6 +129,7 @@ extension DeviceSimulator {
         setState(bundleId, .background)
         apps[bundleId]?.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
         startBudgetsOwedFromForeground(bundleId)
+        startBackgroundTimeOfOpenTasks(bundleId)
         scheduleSuspension(bundleId, after: configuration.suspendAfterBackground)
     }
 
@@ -146,6 +147,11 @@ extension DeviceSimulator {
         }
         apps[bundleId]?.suspendTask?.cancel()
         apps[bundleId]?.rateLimiter.reset()
+        // On screen, background time does not run out.
+        for (identifier, task) in apps[bundleId]?.backgroundTasks ?? [:] {
+            task.timer?.cancel()
+            apps[bundleId]?.backgroundTasks[identifier]?.timer = nil
+        }
         setState(bundleId, .active)
         record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
         record.connection?.notify(DeviceMethod.applicationDidBecomeActive, Empty())
@@ -219,6 +225,8 @@ extension DeviceSimulator {
         record.suspendTask?.cancel()
         for watchdog in record.outstandingCompletions.values { watchdog?.cancel() }
         record.outstandingCompletions.removeAll()
+        for task in record.backgroundTasks.values { task.timer?.cancel() }
+        record.backgroundTasks.removeAll()
         // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
         record.heldPushes.removeAll()
         record.launchPush = nil

@@ -111,7 +111,7 @@ public enum ConfigurationLoader {
         var settings = base
         let entries = try reader.mapping(known: [
             "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale", "bootLaunchDelay", "sessionLaunchDelay",
+            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale", "bootLaunchDelay", "sessionLaunchDelay", "backgroundTimeAllowance",
         ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
@@ -123,6 +123,7 @@ public enum ConfigurationLoader {
         if let value = entries["lowPowerMode"] { settings.pushPolicy.lowPowerMode = try value.bool() }
         if let value = entries["bootLaunchDelay"] { settings.bootLaunchDelay = try value.duration() }
         if let value = entries["sessionLaunchDelay"] { settings.sessionLaunchDelay = try value.duration() }
+        if let value = entries["backgroundTimeAllowance"] { settings.backgroundTimeAllowance = try value.duration() }
         if let value = entries["timeScale"] {
             guard let scale = Double(try value.string()), scale > 0, scale <= 1000 else {
                 throw value.error("timeScale is a positive number of real seconds per policy second, such as 0.1")

@@ -71,6 +71,8 @@ public struct DeviceSettings: Sendable {
     public var transfers = TransferPolicy()
     /// Background App Refresh, Low Power Mode and the background-push budget.
     public var pushPolicy = PushPolicy()
+    /// How long `beginBackgroundTask` keeps an app running in the background.
+    public var backgroundTimeAllowance: Duration = .seconds(30)
     /// The first delay of nsurlsessiond's resume rate limiter (ios.md U9); 0 turns it off.
     public var sessionLaunchDelay: Duration = .seconds(60)
     /// After a reboot, how long launches for pushes are deferred (ios.md P12).

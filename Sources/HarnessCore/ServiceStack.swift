@@ -85,6 +85,7 @@ public final class ServiceStack: Sendable {
         deviceConfiguration.timeScale = deviceSettings.timeScale
         deviceConfiguration.bootLaunchDelay = deviceSettings.bootLaunchDelay
         deviceConfiguration.sessionLaunchDelay = deviceSettings.sessionLaunchDelay
+        deviceConfiguration.backgroundTimeAllowance = deviceSettings.backgroundTimeAllowance
         deviceConfiguration.environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,

@@ -56,6 +56,10 @@ extension EventKind {
     /// A held push let through (`why`: the budget allows it again, or the user opened the app): P8.
     public static let pushReleased: EventKind = "device.push.released"
     public static let watchdogKilled: EventKind = "device.watchdog.killed"
+    /// `beginBackgroundTask` (`identifier`, `name`), `endBackgroundTask`, and a task whose time ran out.
+    public static let backgroundTaskBegan: EventKind = "device.backgroundTask.began"
+    public static let backgroundTaskEnded: EventKind = "device.backgroundTask.ended"
+    public static let backgroundTaskExpired: EventKind = "device.backgroundTask.expired"
     /// `performFetchWithCompletionHandler` called (`completionId`, `wake`: background, resumed, launched).
     public static let fetchStarted: EventKind = "device.fetch.started"
     /// The system ran no background fetch (`reason`).

@@ -13,6 +13,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         case leavesTemporaryFile = "leaves-temp-file"
         /// Downloads in a default session, whose task dies with the app.
         case defaultSession = "default-session"
+        /// Begins a background task on leaving the foreground and never ends it.
+        case neverEndsBackgroundTask = "never-ends-background-task"
     }
 
     let bugs: Set<Bug>
@@ -22,6 +24,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     let completesFetchAtOnce: Bool
     /// Post the photo's notification with UserNotifications rather than `presentLocalNotificationNow`.
     let usesUserNotifications: Bool
+    /// Seconds of work to finish under a background task after leaving the foreground (nil: none).
+    let backgroundWork: Double?
     let environment = ProcessInfo.processInfo.environment
     /// The tutorial keeps the silent push's handler on the app delegate until the photo is in.
     var silentRemoteNotificationCompletionHandler: (@MainActor (BackgroundFetchResult) -> Void)?
@@ -29,10 +33,29 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     var backgroundSessionCompletionHandler: (@MainActor () -> Void)?
     var photoDownloader: PhotoDownloader?
 
-    init(bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool) {
+    init(bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool, backgroundWork: Double?) {
         self.bugs = bugs
         self.completesFetchAtOnce = completesFetchAtOnce
         self.usesUserNotifications = usesUserNotifications
+        self.backgroundWork = backgroundWork
+    }
+
+    /// Finishes some work (saving state, say) under a background task, as Apple advises.
+    func applicationDidEnterBackground(_ application: Application) {
+        if bugs.contains(.neverEndsBackgroundTask) {
+            _ = application.beginBackgroundTask(withName: "save state") {}
+            return
+        }
+        guard let backgroundWork else { return }
+        var identifier = 0
+        identifier = application.beginBackgroundTask(withName: "save state") {
+            application.endBackgroundTask(identifier)
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int64(backgroundWork * 1000)))
+            application.log("state saved")
+            application.endBackgroundTask(identifier)
+        }
     }
 
     func application(_ application: Application, didFinishLaunchingWithOptions launchOptions: LaunchOptions) -> Bool {

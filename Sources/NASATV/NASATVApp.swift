@@ -9,7 +9,8 @@ import Foundation
 ///
 /// `--bug <name>` (repeatable) builds in a mistake for the harness to catch (see ``AppDelegate/Bug``);
 /// `--fetch-completes-at-once` is the fixed flow for slow networks; `--user-notifications` posts with
-/// UserNotifications (presented as a banner when on screen) instead of `presentLocalNotificationNow`.
+/// UserNotifications (presented as a banner when on screen) instead of `presentLocalNotificationNow`;
+/// `--background-work <seconds>` finishes that much work under a background task after Home.
 @main
 struct NASATVApp {
     static let bundleIdentifier = "com.razeware.NASA-TV"
@@ -20,6 +21,7 @@ struct NASATVApp {
         var bugs = Set<AppDelegate.Bug>()
         var completesFetchAtOnce = false
         var usesUserNotifications = false
+        var backgroundWork: Double?
         while let argument = arguments.popFirst() {
             switch argument {
             case "--bug":
@@ -32,6 +34,11 @@ struct NASATVApp {
                 completesFetchAtOnce = true
             case "--user-notifications":
                 usesUserNotifications = true
+            case "--background-work":
+                guard let seconds = arguments.popFirst().flatMap(Double.init), seconds >= 0 else {
+                    fail("--background-work needs a number of seconds")
+                }
+                backgroundWork = seconds
             default:
                 fail("unknown argument '\(argument)'")
             }
@@ -39,7 +46,8 @@ struct NASATVApp {
         ApplicationMain(
             bundleIdentifier: bundleIdentifier,
             delegate: AppDelegate(
-                bugs: bugs, completesFetchAtOnce: completesFetchAtOnce, usesUserNotifications: usesUserNotifications))
+                bugs: bugs, completesFetchAtOnce: completesFetchAtOnce, usesUserNotifications: usesUserNotifications,
+                backgroundWork: backgroundWork))
     }
 
     static func fail(_ message: String) -> Never {

@@ -71,3 +71,17 @@ import Testing
         #expect(PolicyClock().real(.seconds(30)) == .seconds(30))
     }
 }
+
+@Suite struct ZeroBudgetTests {
+    @Test func aBudgetOfZeroHoldsEveryWakeForGood() {
+        var hourly = PushPolicy()
+        hourly.wakesPerHour = 0
+        #expect(WakeBudget(policy: hourly).verdict(at: .zero) != .allowed)
+        var daily = PushPolicy()
+        daily.wakesPerDay = 0
+        guard case .held(_, nil) = WakeBudget(policy: daily).verdict(at: .seconds(90_000)) else {
+            Issue.record("a daily budget of 0 holds every wake, with no end")
+            return
+        }
+    }
+}

@@ -11,6 +11,8 @@ import Testing
         var arguments: [String] = []
         /// Steps after the silent push.
         var after: [String] = []
+        /// Steps instead of the silent push's.
+        var steps: [String]?
         var chain: [String]
         var never: [String]
         /// What the output must say.
@@ -36,20 +38,30 @@ import Testing
             chain: ["transfer.completed"], never: ["transfer.failed"],
             message: "the task belonged to a default session, which lives in the app's process and died with it"
         ),
+        Case(
+            bug: "never-ends-background-task",
+            steps: [
+                "- launch: buggy", "- waitFor: {event: parse.installation.saved, timeout: 30s}", "- home: buggy",
+            ],
+            chain: ["device.app.state: {state: suspended}"], never: ["device.watchdog.killed"],
+            message:
+                "the app did not call endBackgroundTask(_:) for background task 1 ('save state') before its 2.0 seconds ran out"
+        ),
     ]
 
     @Test(arguments: cases)
     func theRunFailsNamingTheMistake(_ bug: Case) async throws {
         let margin = String(repeating: " ", count: 6)
         let header = ScenarioFixtures.header(
-            media: "throttle: 200KB/s", device: "backgroundPushBudget: 2s, suspendAfterBackground: 200ms", app: "buggy",
+            media: "throttle: 200KB/s",
+            device: "backgroundPushBudget: 2s, suspendAfterBackground: 200ms, backgroundTimeAllowance: 2s", app: "buggy",
             arguments: ["--bug", bug.bug] + bug.arguments)
         let file = try ScenarioFixtures.writeConfiguration(
             header + """
             scenarios:
               buggy:
                 steps:
-            \(ScenarioFixtures.silentPushSteps(app: "buggy", indent: 6))
+            \(bug.steps.map { $0.map { margin + $0 }.joined(separator: "\n") } ?? ScenarioFixtures.silentPushSteps(app: "buggy", indent: 6))
             \(bug.after.map { margin + $0 }.joined(separator: "\n"))
                 expect:
                   within: 20s

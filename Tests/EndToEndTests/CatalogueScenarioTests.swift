@@ -14,7 +14,8 @@ import Testing
         "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
         "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash", "background-fetch",
         "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches", "tap-notification-opens-app",
-        "user-notification-on-screen", "rate-limiter-delays-background-tasks",
+        "user-notification-on-screen", "rate-limiter-delays-background-tasks", "silent-push-background",
+        "push-without-content-available", "silent-push-with-alert", "background-time-delays-suspension",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
