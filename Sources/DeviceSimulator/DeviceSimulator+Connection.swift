@@ -69,9 +69,8 @@ extension DeviceSimulator {
         let waiter = record.launchWaiter
         record.launchWaiter = nil
         apps[params.bundleId] = record
-        let state: AppState = reason.startsInForeground ? .active : .background
+        let state = (try? transition(params.bundleId, .connected)) ?? .background
         if reason.startsInForeground { apps[params.bundleId]?.rateLimiter.reset() }
-        setState(params.bundleId, state)
         publish(.appConnected, ["bundleId": params.bundleId, "pid": "\(params.pid)", "reason": reason.rawValue])
         if let launchPush {
             publish(

@@ -58,7 +58,7 @@ extension DeviceSimulator {
         case .resumeInBackground:
             startBudget(bundleId, completionId: completionId)
             record.process?.resume()
-            setState(bundleId, .background)
+            try? transition(bundleId, .wake)
             deliver(notification, to: bundleId, wake: "resumed")
             flushHeld(bundleId)
         case .deliverAfterLaunch:
@@ -199,7 +199,7 @@ extension DeviceSimulator {
         case .resumeInBackground:
             record.process?.resume()
             apps[bundleId]?.suspendTask?.cancel()
-            setState(bundleId, .background)
+            try? transition(bundleId, .wake)
             startFetch(bundleId, completionId: completionId, wake: "resumed")
         case .launchInBackground:
             apps[bundleId]?.launchFetch = completionId

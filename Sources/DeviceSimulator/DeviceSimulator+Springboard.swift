@@ -22,7 +22,7 @@ extension DeviceSimulator {
         publish("device.locked", [:])
         for (bundleId, record) in apps where record.state.isForeground {
             onScreenBeforeLock = bundleId
-            setState(bundleId, .inactive)
+            try? transition(bundleId, .lock)
             record.connection?.notify(DeviceMethod.applicationWillResignActive, Empty())
             leaveForeground(bundleId)
         }
@@ -47,9 +47,7 @@ extension DeviceSimulator {
         for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
             try? await terminate(bundleId, cause: .rebooted)
         }
-        for (bundleId, record) in apps where record.state == .notRunning(.forceQuit) {
-            setState(bundleId, .notRunning(.rebooted))
-        }
+        for bundleId in apps.keys { try? transition(bundleId, .reboot) }
         locked = true
         onScreenBeforeLock = nil
         bootedAt = policyNow
@@ -57,10 +55,8 @@ extension DeviceSimulator {
     }
 
     func launch(_ bundleId: String, reason: LaunchReason) async throws {
+        try check(bundleId, .launch(reason))
         var record = try record(bundleId)
-        guard !record.state.isRunning else {
-            throw DeviceError("\(bundleId) is already running (\(record.state))")
-        }
         var environment = ProcessInfo.processInfo.environment
         environment.merge(configuration.environment) { _, new in new }
         environment.merge(record.app.environment) { _, new in new }
@@ -78,7 +74,7 @@ extension DeviceSimulator {
         record.process = process
         record.killCause = nil
         apps[bundleId] = record
-        setState(bundleId, .launching(reason))
+        try transition(bundleId, .launch(reason))
         publish(.appLaunched, ["bundleId": bundleId, "reason": reason.rawValue, "pid": "\(pid)"])
         try await waitForConnection(bundleId, pid: pid)
     }
@@ -119,14 +115,13 @@ extension DeviceSimulator {
     /// The Home button: the app moves to the background and is suspended a moment later, unless it
     /// still owes a completion handler.
     public func pressHome(_ bundleId: String) async throws {
-        let record = try record(bundleId)
-        guard record.state.isForeground else { throw DeviceError("\(bundleId) is not in the foreground (\(record.state))") }
+        try check(bundleId, .home)
         leaveForeground(bundleId)
     }
 
     /// To the background, with the clock of owed handlers started and suspension scheduled.
     private func leaveForeground(_ bundleId: String) {
-        setState(bundleId, .background)
+        try? transition(bundleId, .home)
         apps[bundleId]?.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
         startBudgetsOwedFromForeground(bundleId)
         startBackgroundTimeOfOpenTasks(bundleId)
@@ -136,15 +131,9 @@ extension DeviceSimulator {
     /// Brings the app back to the foreground (from the app switcher).
     public func bringToForeground(_ bundleId: String) async throws {
         try requireUnlocked("bring \(bundleId) to the foreground")
+        try check(bundleId, .foreground)
         let record = try record(bundleId)
-        switch record.state {
-        case .suspended:
-            record.process?.resume()
-        case .background:
-            break
-        default:
-            throw DeviceError("\(bundleId) is not in the background (\(record.state))")
-        }
+        if record.state == .suspended { record.process?.resume() }
         apps[bundleId]?.suspendTask?.cancel()
         apps[bundleId]?.rateLimiter.reset()
         // On screen, background time does not run out.
@@ -152,7 +141,7 @@ extension DeviceSimulator {
             task.timer?.cancel()
             apps[bundleId]?.backgroundTasks[identifier]?.timer = nil
         }
-        setState(bundleId, .active)
+        try transition(bundleId, .foreground)
         record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
         record.connection?.notify(DeviceMethod.applicationDidBecomeActive, Empty())
         flushHeld(bundleId)
@@ -172,7 +161,7 @@ extension DeviceSimulator {
         guard let record = apps[bundleId], record.state == .background, record.isIdle, let process = record.process
         else { return }
         process.suspend()
-        setState(bundleId, .suspended)
+        try? transition(bundleId, .suspend)
     }
 
     /// The app crashes (`SIGKILL`): it stays eligible to be launched in the background for pushes and
@@ -194,10 +183,8 @@ extension DeviceSimulator {
     }
 
     func terminate(_ bundleId: String, cause: NotRunningCause) async throws {
-        let record = try record(bundleId)
-        guard record.state.isRunning, record.process != nil else {
-            throw DeviceError("\(bundleId) is not running (\(record.state))")
-        }
+        try check(bundleId, .terminate(cause))
+        guard try record(bundleId).process != nil else { throw DeviceError("\(bundleId) has no process to end") }
         await withCheckedContinuation { exited in
             apps[bundleId]?.exitWaiters.append(exited)
             kill(bundleId, cause: cause)
@@ -236,7 +223,7 @@ extension DeviceSimulator {
         record.process = nil
         apps[bundleId] = record
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
-        setState(bundleId, .notRunning(cause))
+        try? transition(bundleId, .terminate(cause))
         forgetSessionsOfExitedProcess(bundleId)
         discardHeldPush(bundleId, because: "the app was terminated (\(cause.rawValue)); iOS drops a held push then")
         await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)

@@ -125,7 +125,24 @@ public actor DeviceSimulator {
         timeline.publish(kind, source: source, attributes)
     }
 
-    func setState(_ bundleId: String, _ state: AppState) {
+    /// Whether SpringBoard's state machine allows `event` for the app now; a refusal, worded for the user.
+    func check(_ bundleId: String, _ event: LifecycleEvent) throws {
+        let record = try record(bundleId)
+        if case .failure(let error) = AppLifecycle.next(record.state, on: event) {
+            throw DeviceError("\(bundleId): \(error)")
+        }
+    }
+
+    /// Moves the app through SpringBoard's state machine (``AppLifecycle``), publishing the new state.
+    @discardableResult
+    func transition(_ bundleId: String, _ event: LifecycleEvent) throws -> AppState {
+        try check(bundleId, event)
+        let state = try AppLifecycle.next(try record(bundleId).state, on: event).get()
+        setState(bundleId, state)
+        return state
+    }
+
+    private func setState(_ bundleId: String, _ state: AppState) {
         guard apps[bundleId]?.state != state else { return }
         apps[bundleId]?.state = state
         publish(.appStateChanged, ["bundleId": bundleId, "state": state.name, "detail": state.description])
