@@ -101,7 +101,7 @@ extension DeviceSimulator {
             startFetch(bundleId, completionId: fetch, wake: "launched")
         }
         if record.state.isForeground, record.heldPush != nil {
-            Task { await self.releaseHeldPush(bundleId, why: "the user opened the app") }
+            Task { await self.releaseHeldPush(bundleId, on: .userOpenedApp) }
         }
         for session in record.createdSessions.sorted() { deliverHeldEvents(bundleId, session: session) }
     }

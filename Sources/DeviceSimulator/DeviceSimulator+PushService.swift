@@ -84,7 +84,7 @@ extension DeviceSimulator {
         _ push: IncomingPush, _ notification: RemoteNotificationParams, for bundleId: String, reason: String,
         until: Duration?
     ) {
-        discardHeldPush(bundleId, because: "a newer push arrived; only the newest held push is kept")
+        if case .discard(let why) = HeldPushRule.action(on: .newerPushHeld) { discardHeldPush(bundleId, because: why) }
         apps[bundleId]?.heldPush = (push, notification)
         var attributes: EventAttributes = [
             "bundleId": bundleId, "apnsId": push.apnsId, "completionId": "\(notification.completionId)", "reason": reason,
@@ -97,7 +97,7 @@ extension DeviceSimulator {
         apps[bundleId]?.heldPushRelease = Task {
             try? await clock.sleep(for: wait)
             guard !Task.isCancelled else { return }
-            await self.releaseHeldPush(bundleId, why: "the budget allows a wake again")
+            await self.releaseHeldPush(bundleId, on: .budgetAllowsWake)
         }
     }
 
@@ -115,16 +115,23 @@ extension DeviceSimulator {
 
     /// Lets the held push through, decided again for the app's state now: woken in the background if
     /// the budget allows, or delivered in the foreground when the user opened the app (P8).
-    func releaseHeldPush(_ bundleId: String, why: String) async {
+    func releaseHeldPush(_ bundleId: String, on event: HeldPushRule.Event) async {
         guard let record = apps[bundleId], let held = record.heldPush else { return }
+        let why = event == .userOpenedApp ? "the user opened the app" : "the budget allows a wake again"
         apps[bundleId]?.heldPush = nil
         apps[bundleId]?.heldPushRelease?.cancel()
         publish(
             .pushReleased,
             ["bundleId": bundleId, "apnsId": held.push.apnsId, "completionId": "\(held.notification.completionId)", "why": why])
-        let decision = SilentPushWakeRule.decide(
-            state: record.state, isContentAvailable: held.push.isContentAvailable,
-            backgroundModes: record.app.backgroundModes)
+        let decision: SilentPushWakeRule.Decision
+        switch HeldPushRule.action(on: event) {
+        case .deliverInForeground:
+            decision = .deliverInForeground
+        case .decideAgain, .discard:
+            decision = SilentPushWakeRule.decide(
+                state: record.state, isContentAvailable: held.push.isContentAvailable,
+                backgroundModes: record.app.backgroundModes)
+        }
         await wake(bundleId, with: held.push, held.notification, decision: decision)
     }
 
@@ -151,7 +158,9 @@ extension DeviceSimulator {
         let clock = clock
         apps[bundleId]?.outstandingCompletions[completionId] = Task {
             try? await clock.sleep(for: budget)
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled,
+                CompletionHandlerRule.outcome(called: false, elapsed: budget, budget: budget) == .watchdogKill
+            else { return }
             self.budgetExpired(bundleId, completionId: completionId, handler: handler)
         }
     }
@@ -176,7 +185,11 @@ extension DeviceSimulator {
         entry?.cancel()
         publish(.appFetchCompleted, ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
         // iOS suspends a background app as soon as it has called the handler.
-        suspendIfIdle(bundleId)
+        if CompletionHandlerRule.outcome(called: true, elapsed: nil, budget: configuration.backgroundPushBudget)
+            == .suspendWhenIdle
+        {
+            suspendIfIdle(bundleId)
+        }
     }
 }
 

@@ -225,7 +225,7 @@ extension DeviceSimulator {
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
         try? transition(bundleId, .terminate(cause))
         forgetSessionsOfExitedProcess(bundleId)
-        discardHeldPush(bundleId, because: "the app was terminated (\(cause.rawValue)); iOS drops a held push then")
+        if case .discard(let why) = HeldPushRule.action(on: .appTerminated(cause)) { discardHeldPush(bundleId, because: why) }
         await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)
         if let waiter, let failure { waiter.resume(throwing: failure) }
         let exitWaiters = apps[bundleId]?.exitWaiters ?? []
