@@ -3,14 +3,29 @@ import Foundation
 import HarnessCore
 
 struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run a scenario and check its chain.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run scenarios and check their chains.",
+        discussion: """
+            One scenario shows its timeline live. Several (names, --all, --shard) run one after another, \
+            or --parallel N at a time, each with its own services and report folder, and the batch \
+            writes junit.xml (a test case per scenario) and summary.json.
+            """)
 
     @OptionGroup var options: ConfigOptions
 
-    @Argument(help: "The scenario to run (see 'harness list').")
-    var scenario: String
+    @Argument(help: "The scenarios to run (see 'harness list').")
+    var scenarios: [String] = []
 
-    @Option(help: "Where to write timeline.jsonl and junit.xml (default .harness/runs/<time>-<scenario>).")
+    @Flag(help: "Run every scenario of the catalogue.")
+    var all = false
+
+    @Option(help: "Run this many scenarios at a time (their ports are chosen free, so runs never collide).")
+    var parallel = 1
+
+    @Option(help: "Run only shard I of N (1-based) of the selected scenarios, for CI runners: --shard 2/4.")
+    var shard: String?
+
+    @Option(help: "Where to write the reports (default .harness/runs/<time>-<scenario or batch>).")
     var reportDir: String?
 
     @Flag(help: "Bind every service to a free port instead of the configured ones, so runs can share a machine.")
@@ -21,7 +36,7 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .customLong("app"),
-        help: "Run another app entry in place of one the scenario names, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
+        help: "Run another app entry in place of one the scenarios name, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
     var appReplacements: [String] = []
 
     func run() async throws {
@@ -30,10 +45,62 @@ struct Run: AsyncParsableCommand {
         if skipBuild {
             for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
         }
-        guard var scenario = configuration.scenario(named: scenario) else {
-            let known = configuration.scenarios.map(\.name).joined(separator: ", ")
-            fail("no scenario named '\(self.scenario)' in \(options.config); known scenarios: \(known)", code: 2)
+        var selected = try select(from: configuration)
+        selected = try replaceApps(in: selected, configuration: configuration)
+        guard parallel >= 1 else { fail("--parallel takes a number of runs at a time, 1 or more", code: 2) }
+        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        if selected.count == 1, !all, shard == nil {
+            try await runOne(selected[0], configuration: configuration, base: base)
         }
+        let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
+            ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: "batch")
+        var batch = BatchRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
+        batch.logger = options.logger
+        say("harness run: \(selected.count) scenarios, \(parallel) at a time")
+        let names = selected
+        let task = Task { await batch.run(names) { line in say(line) } }
+        let signals = InterruptSignals { task.cancel() }
+        let results = await task.value
+        signals.cancel()
+        let passed = results.filter { $0.outcome == .passed }.count
+        say("\n\(passed) of \(results.count) scenarios passed")
+        for result in results where result.outcome != .passed {
+            say("  \(result.outcome.label) \(result.scenario): \(result.reportDirectory.path)")
+        }
+        say("report: \(reports.path)")
+        throw ExitCode(BatchRunner.exitCode(results))
+    }
+
+    /// The scenarios named, or all of them, then the shard asked for.
+    private func select(from configuration: HarnessConfiguration) throws -> [Scenario] {
+        var selected: [Scenario]
+        if all {
+            guard scenarios.isEmpty else { fail("name scenarios or use --all, not both", code: 2) }
+            selected = configuration.scenarios
+        } else {
+            guard !scenarios.isEmpty else {
+                fail("name a scenario to run, or use --all (see 'harness list')", code: 2)
+            }
+            selected = try scenarios.map { name in
+                guard let scenario = configuration.scenario(named: name) else {
+                    let known = configuration.scenarios.map(\.name).joined(separator: ", ")
+                    fail("no scenario named '\(name)' in \(options.config); known scenarios: \(known)", code: 2)
+                }
+                return scenario
+            }
+        }
+        if let shard {
+            let parts = shard.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+                fail("--shard takes I/N with 1 <= I <= N, such as 2/4, not '\(shard)'", code: 2)
+            }
+            selected = BatchRunner.shard(selected, index: parts[0], of: parts[1])
+        }
+        return selected
+    }
+
+    private func replaceApps(in scenarios: [Scenario], configuration: HarnessConfiguration) throws -> [Scenario] {
+        var scenarios = scenarios
         for replacement in appReplacements {
             let names = replacement.split(separator: "=", maxSplits: 1).map(String.init)
             guard names.count == 2 else { fail("--app takes NAME=OTHER, not '\(replacement)'", code: 2) }
@@ -41,21 +108,25 @@ struct Run: AsyncParsableCommand {
                 let known = configuration.apps.keys.sorted().joined(separator: ", ")
                 fail("--app \(replacement): no app named '\(name)' in \(options.config); apps: \(known)", code: 2)
             }
-            scenario.steps = scenario.steps.map { $0.replacingApp(names[0], with: names[1]) }
+            for index in scenarios.indices {
+                scenarios[index].steps = scenarios[index].steps.map { $0.replacingApp(names[0], with: names[1]) }
+            }
         }
-        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        return scenarios
+    }
+
+    /// One scenario, its timeline live.
+    private func runOne(_ scenario: Scenario, configuration: HarnessConfiguration, base: URL) async throws -> Never {
         let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
-        let chosen = scenario
-        let task = Task { await runner.run(chosen) { line in say(line) } }
+        let task = Task { await runner.run(scenario) { line in say(line) } }
         let signals = InterruptSignals { task.cancel() }
         let result = await task.value
         signals.cancel()
-        let seconds = Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18
-        say("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", seconds)) s")
+        say("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", result.seconds)) s")
         if case .setupError(let message) = result.outcome { printError(message) }
         say("report: \(result.reportDirectory.path)")
         throw ExitCode(result.outcome.exitCode)

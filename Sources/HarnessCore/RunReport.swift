@@ -1,10 +1,11 @@
 import Foundation
 import HarnessTimeline
 
-/// Writes a run's files: `timeline.jsonl` (every event, one JSON object a line) and `junit.xml`
-/// (one test case per scenario, the failure explained), the contract with every CI.
+/// Writes a run's files: `timeline.jsonl` (every event, one JSON object a line), `junit.xml` (one test
+/// case per scenario, the failure explained), the contract with every CI, and `report.json` (the
+/// outcome and the chain, link by link).
 enum RunReport {
-    static func write(_ result: RunResult, events: [TimelineEvent], explanation: String) throws {
+    static func write(_ result: RunResult, events: [TimelineEvent]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -14,39 +15,74 @@ enum RunReport {
             lines.append(UInt8(ascii: "\n"))
         }
         try lines.write(to: result.reportDirectory.appendingPathComponent("timeline.jsonl"))
-        try junit(result, explanation: explanation).write(
+        try junit([result], time: result.seconds).write(
             to: result.reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
+        try encoder.encode(Summary(result)).write(to: result.reportDirectory.appendingPathComponent("report.json"))
     }
 
-    static func junit(_ result: RunResult, explanation: String) -> String {
-        let seconds = String(format: "%.3f", Double(result.duration.components.seconds) + Double(result.duration.components.attoseconds) / 1e18)
-        let name = escape(result.scenario)
-        var body = ""
-        var failures = 0
-        var errors = 0
-        switch result.outcome {
-        case .passed:
-            break
-        case .failed(let message):
-            failures = 1
-            body = "      <failure message=\"\(escape(message))\">\(escape(explanation))</failure>\n"
-        case .interrupted:
-            errors = 1
-            body = "      <error message=\"interrupted\">the run was interrupted before it finished</error>\n"
-        case .setupError(let message):
-            errors = 1
-            body = "      <error message=\"\(escape(message))\">\(escape(explanation))</error>\n"
-        }
+    /// One test case per scenario; `time` is the wall time of the whole batch.
+    static func junit(_ results: [RunResult], time: Double) -> String {
+        let failures = results.filter { if case .failed = $0.outcome { true } else { false } }.count
+        let errors = results.filter { if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false } }.count
+        let cases = results.map { result -> String in
+            var body = ""
+            switch result.outcome {
+            case .passed:
+                break
+            case .failed(let message):
+                body = "      <failure message=\"\(escape(message))\">\(escape(result.explanation))</failure>\n"
+            case .interrupted:
+                body = "      <error message=\"interrupted\">the run was interrupted before it finished</error>\n"
+            case .setupError(let message):
+                body = "      <error message=\"\(escape(message))\">\(escape(result.explanation))</error>\n"
+            }
+            return """
+                    <testcase classname="harness.scenarios" name="\(escape(result.scenario))" time="\(String(format: "%.3f", result.seconds))">
+                \(body)    </testcase>
+
+                """
+        }.joined()
+        let totals = "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="harness" tests="1" failures="\(failures)" errors="\(errors)" time="\(seconds)">
-              <testsuite name="harness" tests="1" failures="\(failures)" errors="\(errors)" time="\(seconds)">
-                <testcase classname="harness.scenarios" name="\(name)" time="\(seconds)">
-            \(body)    </testcase>
-              </testsuite>
+            <testsuites name="harness" \(totals)>
+              <testsuite name="harness" \(totals)>
+            \(cases)  </testsuite>
             </testsuites>
 
             """
+    }
+
+    /// `report.json`: the run's outcome and its chain, for tools.
+    struct Summary: Encodable {
+        struct Link: Encodable {
+            var expected: String
+            var seen: Bool
+            var atSeconds: Double?
+        }
+
+        var scenario: String
+        var outcome: String
+        var message: String?
+        var seconds: Double
+        var chain: [Link]
+        var violations: [String]
+        var explanation: String?
+
+        init(_ result: RunResult) {
+            scenario = result.scenario
+            outcome = result.outcome.label
+            switch result.outcome {
+            case .failed(let text), .setupError(let text): message = text
+            case .passed, .interrupted: message = nil
+            }
+            seconds = result.seconds
+            chain = (result.verdict?.links ?? []).map {
+                Link(expected: $0.pattern.description, seen: $0.event != nil, atSeconds: $0.event?.elapsed)
+            }
+            violations = (result.verdict?.violations ?? []).map { "\($0.1.kind) (never: \($0.0))" }
+            explanation = result.explanation.isEmpty ? nil : result.explanation
+        }
     }
 
     static func escape(_ text: String) -> String {

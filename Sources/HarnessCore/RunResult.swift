@@ -36,4 +36,10 @@ public struct RunResult: Sendable {
     public var verdict: ChainVerdict?
     public var reportDirectory: URL
     public var duration: Duration
+    /// Why it failed, in words: the broken link, what came instead, the last events.
+    public var explanation: String = ""
+
+    public var seconds: Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 }

@@ -79,11 +79,11 @@ public struct ScenarioRunner: Sendable {
         if explanation.isEmpty, case .failed(let message) = outcome { explanation = message }
         let result = RunResult(
             scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
-            duration: started.duration(to: .now))
+            duration: started.duration(to: .now), explanation: explanation)
         if let verdict { output(VerdictFormatter.chain(verdict)) }
         if !explanation.isEmpty, outcome != .passed { output(explanation) }
         do {
-            try RunReport.write(result, events: timeline.events, explanation: explanation)
+            try RunReport.write(result, events: timeline.events)
         } catch {
             output("could not write the report into \(reportDirectory.path): \(error)")
         }

@@ -34,6 +34,11 @@ import Testing
         let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"<testcase classname="harness.scenarios" name="silent-push-photo""#))
         #expect(!junit.contains("<failure"))
+        let report = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("report.json"))) as? [String: Any])
+        #expect(report["outcome"] as? String == "PASS")
+        let links = try #require(report["chain"] as? [[String: Any]])
+        #expect(links.count == 6 && links.allSatisfy { $0["seen"] as? Bool == true })
     }
 
     @Test func anAppThatNeverCallsTheCompletionHandlerIsKilledAndTheRunFails() async throws {
