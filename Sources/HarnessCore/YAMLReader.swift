@@ -94,9 +94,21 @@ struct YAMLReader {
         throw error("expected a duration such as 30s, 500ms, 2m, 1h or 7d, found '\(text)'")
     }
 
-    /// `100KB/s`, `1.5MB/s`, `64KiB/s`, or bytes per second as an integer.
+    /// Downlink rates of Apple's Network Link Conditioner profiles (bytes per second; faults.md §3.1)
+    /// and OHHTTPStubs' GPRS, usable by name wherever a rate is.
+    static let ratePresets: [(name: String, bytesPerSecond: Int)] = [
+        ("GPRS", 7_000), ("EDGE", 30_000), ("3G", 97_500), ("Very Bad Network", 125_000), ("DSL", 250_000),
+        ("WiFi", 5_000_000), ("LTE", 6_250_000),
+    ]
+
+    /// `100KB/s`, `1.5MB/s`, `64KiB/s`, bytes per second as an integer, or a Network Link Conditioner
+    /// profile's name (`3G`, `EDGE`, …).
     func rate() throws -> Int {
-        let text = try string().replacingOccurrences(of: " ", with: "")
+        let raw = try string().trimmingCharacters(in: .whitespaces)
+        if let preset = Self.ratePresets.first(where: { $0.name.lowercased() == raw.lowercased() }) {
+            return preset.bytesPerSecond
+        }
+        let text = raw.replacingOccurrences(of: " ", with: "")
         if let bytes = Int(text), bytes > 0 { return bytes }
         let units: [(String, Double)] = [
             ("KiB/s", 1024), ("MiB/s", 1024 * 1024), ("KB/s", 1000), ("MB/s", 1_000_000), ("B/s", 1),
@@ -104,7 +116,9 @@ struct YAMLReader {
         for (suffix, factor) in units where text.hasSuffix(suffix) {
             if let number = Double(text.dropLast(suffix.count)), number > 0 { return Int(number * factor) }
         }
-        throw error("expected a rate such as 100KB/s, 2MB/s or a number of bytes per second, found '\(text)'")
+        let presets = Self.ratePresets.map(\.name).joined(separator: ", ")
+        throw error(
+            "expected a rate such as 100KB/s, 2MB/s, a number of bytes per second, or a profile (\(presets)), found '\(raw)'")
     }
 
     /// Any YAML value as JSON (for push payloads and where-queries).

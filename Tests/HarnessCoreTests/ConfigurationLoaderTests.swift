@@ -150,4 +150,13 @@ import Testing
             of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: {perMinute: 1}\n")
         #expect(error(unknown)?.message.contains("perMinute") == true)
     }
+
+    @Test func throttlesTakeNetworkLinkConditionerProfiles() throws {
+        let edge = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: EDGE")
+        #expect(try ConfigurationLoader.parse(edge, file: "harness.yml").services.media.throttle == 30_000)
+        let threeG = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: 3g")
+        #expect(try ConfigurationLoader.parse(threeG, file: "harness.yml").services.media.throttle == 97_500)
+        let unknown = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: 5G")
+        #expect(error(unknown)?.message.contains("a profile (GPRS, EDGE, 3G") == true)
+    }
 }
