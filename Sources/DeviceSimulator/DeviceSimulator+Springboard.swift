@@ -164,6 +164,20 @@ extension DeviceSimulator {
         try? transition(bundleId, .suspend)
     }
 
+    /// The user deletes the app: its process ends, its container goes, and APNs answers its token with
+    /// `410 Unregistered` from now on (ios.md 1.5). It can no longer be launched.
+    public func uninstall(_ bundleId: String) async throws {
+        let record = try record(bundleId)
+        if record.state.isRunning, record.process != nil { try await terminate(bundleId, cause: .exited) }
+        if let token = apps[bundleId]?.deviceToken { await pushRegistry.unregisterDevice(token: token) }
+        for pending in apps[bundleId]?.pendingNotifications.values ?? [:].values { pending.timer.cancel() }
+        apps[bundleId]?.heldPushRelease?.cancel()
+        notificationCenter.removeAll { $0.bundleId == bundleId }
+        try? FileManager.default.removeItem(atPath: record.container.paths.home)
+        apps[bundleId] = nil
+        publish("device.app.uninstalled", ["bundleId": bundleId, "deviceToken": record.deviceToken ?? ""])
+    }
+
     /// The app crashes (`SIGKILL`): it stays eligible to be launched in the background for pushes and
     /// background sessions.
     public func crash(_ bundleId: String) async throws {

@@ -39,4 +39,7 @@ public protocol PushRegistry: Sendable {
 
     /// The device's network came or went: while unreachable, the push service stores what it accepts.
     func setReachable(_ reachable: Bool) async
+
+    /// The app was deleted: the push service answers its token with `410 Unregistered` from now on.
+    func unregisterDevice(token: String) async
 }

@@ -79,6 +79,12 @@ final class PushSender: Sendable {
             status["numFailed"] = failed
             status["updatedAt"] = ParseDate.now()
             try? store.savePushStatus(status)
+            timeline.publish(
+                .parsePushStatus, source: "parse",
+                [
+                    "pushStatusId": statusId, "status": status["status"] as? String ?? "", "numSent": "\(sent)",
+                    "numFailed": "\(failed)",
+                ])
         }
         inFlight.withLock { $0[key] = sendAll }
         Task { [inFlight] in

@@ -33,6 +33,10 @@ final class APNsDeviceRegistry: PushRegistry {
         return token
     }
 
+    func unregisterDevice(token: String) async {
+        gateway.unregister(token)
+    }
+
     func setReachable(_ reachable: Bool) async {
         for token in tokens.withLock({ $0 }) { gateway.setOnline(token, reachable) }
     }

@@ -199,7 +199,7 @@ public enum ConfigurationLoader {
             }
         }
         let kinds = [
-            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "waitFor",
+            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "uninstall", "waitFor",
             "push", "network",
         ]
         let entries = try reader.mapping(known: Set(kinds))
@@ -222,6 +222,7 @@ public enum ConfigurationLoader {
         case "forceQuit": return .forceQuit(app: try app())
         case "backgroundFetch": return .backgroundFetch(app: try app())
         case "tapNotification": return .tapNotification(app: try app())
+        case "uninstall": return .uninstall(app: try app())
         case "network":
             let network = try value.string()
             guard ["wifi", "cellular", "offline"].contains(network) else {

@@ -125,6 +125,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case backgroundFetch(app: String)
     /// The user taps the app's newest notification: the app comes to the foreground and gets the response.
     case tapNotification(app: String)
+    /// The user deletes the app: APNs answers its token with 410 Unregistered from then on.
+    case uninstall(app: String)
     /// The side button: the app on screen goes to the background; nothing comes to the foreground.
     case lock
     case unlock
@@ -148,6 +150,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .forceQuit(let name): return .forceQuit(app: swap(name))
         case .backgroundFetch(let name): return .backgroundFetch(app: swap(name))
         case .tapNotification(let name): return .tapNotification(app: swap(name))
+        case .uninstall(let name): return .uninstall(app: swap(name))
         case .waitFor, .network, .push, .lock, .unlock, .reboot: return self
         }
     }
@@ -156,7 +159,7 @@ public enum Step: Sendable, CustomStringConvertible {
     public var app: String? {
         switch self {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
-            .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app):
+            .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app):
             app
         case .waitFor, .network, .push, .lock, .unlock, .reboot: nil
         }
@@ -172,6 +175,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .forceQuit(let app): "forceQuit \(app)"
         case .backgroundFetch(let app): "backgroundFetch \(app)"
         case .tapNotification(let app): "tapNotification \(app)"
+        case .uninstall(let app): "uninstall \(app)"
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"

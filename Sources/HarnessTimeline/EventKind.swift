@@ -33,6 +33,8 @@ extension EventKind {
     public static let parsePushAccepted: EventKind = "parse.push.accepted"
     public static let parsePushSent: EventKind = "parse.push.sent"
     public static let parsePushFailed: EventKind = "parse.push.failed"
+    /// The push's `_PushStatus` once every installation was tried (`status`, `numSent`, `numFailed`).
+    public static let parsePushStatus: EventKind = "parse.push.status"
 
     // FakeAPNs
     public static let apnsDeviceRegistered: EventKind = "apns.device.registered"

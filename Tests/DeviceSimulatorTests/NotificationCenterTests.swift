@@ -16,6 +16,7 @@ import Testing
             throw DeviceError("no push service in this test")
         }
         func setReachable(_ reachable: Bool) async {}
+        func unregisterDevice(token: String) async {}
     }
 
     func device() async throws -> (DeviceSimulator, Timeline) {

@@ -16,7 +16,7 @@ import Testing
         "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches", "tap-notification-opens-app",
         "user-notification-on-screen", "rate-limiter-delays-background-tasks", "silent-push-background",
         "push-without-content-available", "silent-push-with-alert", "background-time-delays-suspension",
-        "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed",
+        "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
