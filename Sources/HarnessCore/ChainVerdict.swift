@@ -11,9 +11,19 @@ public struct ChainVerdict: Sendable {
 
     public var links: [Link]
     public var violations: [(EventPattern, TimelineEvent)]
+    /// `eventually` events not seen (yet).
+    public var missing: [EventPattern] = []
+    /// Counts that do not hold (yet), with the count seen.
+    public var countProblems: [(CountExpectation, Int)] = []
 
     public var chainComplete: Bool { links.allSatisfy { $0.event != nil } }
-    public var passed: Bool { chainComplete && violations.isEmpty }
+    /// The chain and every `eventually` event are in.
+    public var complete: Bool { chainComplete && missing.isEmpty }
+    /// A count went past its maximum: waiting longer cannot fix it.
+    public var overrun: Bool {
+        countProblems.contains { count, seen in count.atMost.map { seen > $0 } ?? false }
+    }
+    public var passed: Bool { complete && violations.isEmpty && countProblems.isEmpty }
 
     /// Matches links in order: each must come after the one before it.
     public static func evaluate(
@@ -30,7 +40,14 @@ public struct ChainVerdict: Sendable {
         let violations = expectation.never.flatMap { pattern in
             events.filter { pattern.matches($0, fixtureDigest: fixtureDigest) }.map { (pattern, $0) }
         }
-        return ChainVerdict(links: links, violations: violations)
+        let missing = expectation.eventually.filter { pattern in
+            !events.contains { pattern.matches($0, fixtureDigest: fixtureDigest) }
+        }
+        let countProblems = expectation.counts.compactMap { count -> (CountExpectation, Int)? in
+            let seen = events.filter { count.pattern.matches($0, fixtureDigest: fixtureDigest) }.count
+            return count.holds(seen) ? nil : (count, seen)
+        }
+        return ChainVerdict(links: links, violations: violations, missing: missing, countProblems: countProblems)
     }
 }
 

@@ -272,11 +272,35 @@ public enum ConfigurationLoader {
     }
 
     private static func readExpectation(_ reader: YAMLReader) throws -> Expectation {
-        let entries = try reader.mapping(known: ["chain", "never", "files", "within"])
+        let entries = try reader.mapping(known: ["chain", "eventually", "never", "counts", "files", "within", "settle"])
         var expectation = Expectation()
         if let chain = entries["chain"] { expectation.chain = try chain.sequence().map(readPattern) }
+        if let eventually = entries["eventually"] { expectation.eventually = try eventually.sequence().map(readPattern) }
         if let never = entries["never"] { expectation.never = try never.sequence().map(readPattern) }
         if let within = entries["within"] { expectation.within = try within.duration() }
+        if let settle = entries["settle"] { expectation.settle = try settle.duration() }
+        if let counts = entries["counts"] {
+            expectation.counts = try counts.sequence().map { item in
+                let fields = try item.mapping(known: ["event", "where", "count", "atLeast", "atMost"])
+                guard let event = fields["event"] else { throw item.error("a count needs an 'event'") }
+                var pattern = EventPattern(kind: try event.string())
+                if let attributes = fields["where"] { pattern.attributes = try readAttributes(attributes) }
+                if let exact = fields["count"] {
+                    guard fields["atLeast"] == nil, fields["atMost"] == nil else {
+                        throw item.error("a count has either 'count' or 'atLeast'/'atMost'")
+                    }
+                    let count = try exact.int(range: 0...1_000_000)
+                    return CountExpectation(pattern: pattern, atLeast: count, atMost: count)
+                }
+                guard fields["atLeast"] != nil || fields["atMost"] != nil else {
+                    throw item.error("a count needs 'count', 'atLeast' or 'atMost'")
+                }
+                let low = try fields["atLeast"]?.int(range: 0...1_000_000) ?? 0
+                let high = try fields["atMost"]?.int(range: 0...1_000_000)
+                if let high, high < low { throw item.error("atMost (\(high)) is below atLeast (\(low))") }
+                return CountExpectation(pattern: pattern, atLeast: low, atMost: high)
+            }
+        }
         if let files = entries["files"] {
             expectation.files = try files.sequence().map { item in
                 let fields = try item.mapping(known: ["path", "sha256OfFixture"])

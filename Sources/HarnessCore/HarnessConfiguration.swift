@@ -228,12 +228,35 @@ public enum AttributeMatch: Sendable, CustomStringConvertible {
 /// app must have left in its container.
 public struct Expectation: Sendable {
     public var chain: [EventPattern] = []
+    /// Events that must each happen, in any order.
+    public var eventually: [EventPattern] = []
     public var never: [EventPattern] = []
+    /// How many times events may happen, checked when the run ends.
+    public var counts: [CountExpectation] = []
     public var files: [FileExpectation] = []
     /// How long after the last step the chain may take to complete.
     public var within: Duration = .seconds(60)
+    /// Once everything else is met, how long to keep watching for `never` events and counts overrun.
+    public var settle: Duration = .zero
 
     public init() {}
+}
+
+/// "This event happens exactly / at least / at most so many times."
+public struct CountExpectation: Sendable, CustomStringConvertible {
+    public var pattern: EventPattern
+    public var atLeast: Int
+    public var atMost: Int?
+
+    public var description: String {
+        switch (atLeast, atMost) {
+        case (let low, let high?) where low == high: "\(pattern) exactly \(low) time\(low == 1 ? "" : "s")"
+        case (let low, let high?): "\(pattern) \(low) to \(high) times"
+        case (let low, nil): "\(pattern) at least \(low) time\(low == 1 ? "" : "s")"
+        }
+    }
+
+    public func holds(_ count: Int) -> Bool { count >= atLeast && count <= (atMost ?? .max) }
 }
 
 public struct FileExpectation: Sendable {

@@ -123,6 +123,8 @@ public struct ScenarioRunner: Sendable {
         let summary =
             verdict.violations.first.map { "\($0.0.kind): \($0.1["reason"] ?? $0.1.attributes.description)" }
             ?? verdict.links.first { $0.event == nil }.map { "the chain broke at \($0.pattern)" }
+            ?? verdict.missing.first.map { "\($0) never happened" }
+            ?? verdict.countProblems.first.map { "expected \($0.0), seen \($0.1)" }
             ?? files.first ?? "the expectation was not met"
         return (.failed(summary), verdict, explanation)
     }
@@ -132,12 +134,21 @@ public struct ScenarioRunner: Sendable {
         _ expectation: Expectation, timeline: Timeline, digest: @escaping @Sendable (String) -> String?,
         after timeout: Duration
     ) async throws -> ChainVerdict {
+        let failed: @Sendable ([TimelineEvent]) -> Bool = { events in
+            let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
+            return !verdict.violations.isEmpty || verdict.overrun
+        }
         let decided: @Sendable ([TimelineEvent]) -> Bool = { events in
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
-            return verdict.chainComplete || !verdict.violations.isEmpty
+            return verdict.complete && verdict.countProblems.allSatisfy { $0.1 >= $0.0.atLeast } || failed(events)
         }
         _ = try? await timeline.waitFor("the chain", timeout: timeout) { _ in decided(timeline.events) }
         try Task.checkCancellation()
+        if expectation.settle > .zero, !failed(timeline.events) {
+            // Everything expected came: watch a while longer for what must not happen.
+            _ = try? await timeline.waitFor("a forbidden event", timeout: expectation.settle) { _ in failed(timeline.events) }
+            try Task.checkCancellation()
+        }
         return ChainVerdict.evaluate(expectation, events: timeline.events, fixtureDigest: digest)
     }
 

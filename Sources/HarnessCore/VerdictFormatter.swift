@@ -12,6 +12,12 @@ enum VerdictFormatter {
                 lines.append("  ✗ " + padded(link.pattern.description) + "  not seen")
             }
         }
+        for pattern in verdict.missing {
+            lines.append("  ✗ eventually " + padded(pattern.description, 59) + "  not seen")
+        }
+        for (count, seen) in verdict.countProblems {
+            lines.append("  ✗ count " + padded(count.description, 64) + "  seen \(seen)")
+        }
         for (pattern, event) in verdict.violations {
             lines.append("  ✗ never " + padded(pattern.description, 64) + String(format: "%9.3fs", event.elapsed))
         }
@@ -20,6 +26,41 @@ enum VerdictFormatter {
 
     private static func padded(_ text: String, _ width: Int = 70) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    /// What most likely stopped the chain, in plain words, from the events that explain it.
+    static func hint(events: [TimelineEvent]) -> String? {
+        func last(_ kind: EventKind) -> TimelineEvent? { events.last { $0.kind == kind } }
+        if let killed = last(.watchdogKilled) {
+            return "the app was killed by the watchdog: \(killed["reason"] ?? "it overran its background time")."
+        }
+        if let failed = last(.transferFailed) {
+            return "the download failed (\(failed["code"] ?? "?")): \(failed["error"] ?? "")."
+        }
+        if let lost = last(.transferFileLost) { return "the downloaded file was lost: \(lost["reason"] ?? "")." }
+        if let held = last(.pushHeld), !events.contains(where: { $0.kind == .pushReleased && $0["apnsId"] == held["apnsId"] }) {
+            return "the device held the push back: \(held["reason"] ?? "")."
+        }
+        if let received = last(.pushReceived),
+            ["notLaunchedAfterForceQuit", "ignoredNoBackgroundMode", "notSilent"].contains(received["decision"] ?? "")
+        {
+            let why = [
+                "notLaunchedAfterForceQuit": "the user force-quit the app, so iOS does not launch it for a push",
+                "ignoredNoBackgroundMode": "the app lacks remote-notification in UIBackgroundModes",
+                "notSilent": "the push has no content-available: 1, so it does not wake the app",
+            ][received["decision"] ?? ""] ?? ""
+            return "the push reached the device but did not wake the app: \(why)."
+        }
+        if let stored = last(.apnsStored), !events.contains(where: { $0.kind == .apnsDelivered }) {
+            return "APNs stored the push instead of delivering it: \(stored["reason"] ?? "the device was unreachable")."
+        }
+        if let rejected = last(.apnsRejected) {
+            return "APNs refused the push: \(rejected["status"] ?? "") \(rejected["reason"] ?? "")."
+        }
+        if let exited = last(.appExited), exited["cause"] == "crashed" {
+            return "the app crashed (\(exited["termination"] ?? "")); its last output is in the timeline."
+        }
+        return nil
     }
 
     static func explain(_ verdict: ChainVerdict, fileProblems: [String], events: [TimelineEvent]) -> String {
@@ -42,6 +83,13 @@ enum VerdictFormatter {
             } else {
                 lines.append("  no \(pattern.kind) event was published at all.")
             }
+            if let hint = hint(events: events) { lines.append("  hint: \(hint)") }
+        }
+        for pattern in verdict.missing {
+            lines.append("\(pattern) never happened, and the scenario expects it eventually.")
+        }
+        for (count, seen) in verdict.countProblems {
+            lines.append("Expected \(count); it happened \(seen) time\(seen == 1 ? "" : "s").")
         }
         lines.append(contentsOf: fileProblems)
         let tail = events.filter { $0.kind != .transferProgress && $0.kind != .appOutput }

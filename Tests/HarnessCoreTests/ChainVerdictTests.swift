@@ -1,5 +1,5 @@
 import Foundation
-import HarnessCore
+@testable import HarnessCore
 import HarnessTimeline
 import Testing
 
@@ -53,5 +53,48 @@ import Testing
         #expect(verdict.chainComplete)
         #expect(!verdict.passed)
         #expect(verdict.violations.count == 1)
+    }
+
+    @Test func eventuallyEventsMayComeInAnyOrder() {
+        var expectation = expectation(chain: [EventPattern(kind: "a")])
+        expectation.eventually = [EventPattern(kind: "c"), EventPattern(kind: "b")]
+        let all = ChainVerdict.evaluate(expectation, events: events([("b", [:]), ("a", [:]), ("c", [:])])) { _ in nil }
+        #expect(all.passed)
+        let partial = ChainVerdict.evaluate(expectation, events: events([("a", [:]), ("b", [:])])) { _ in nil }
+        #expect(!partial.complete)
+        #expect(partial.missing.map(\.kind) == ["c"])
+    }
+
+    @Test func countsHoldExactlyAtLeastOrAtMost() {
+        var expectation = expectation(chain: [])
+        let received = EventPattern(kind: "device.push.received")
+        expectation.counts = [CountExpectation(pattern: received, atLeast: 1, atMost: 1)]
+        let once = ChainVerdict.evaluate(expectation, events: events([("device.push.received", [:])])) { _ in nil }
+        #expect(once.passed)
+        let twice = ChainVerdict.evaluate(
+            expectation, events: events([("device.push.received", [:]), ("device.push.received", [:])])) { _ in nil }
+        #expect(!twice.passed)
+        #expect(twice.overrun, "past its maximum: waiting cannot help")
+        #expect(twice.countProblems.first?.1 == 2)
+        let none = ChainVerdict.evaluate(expectation, events: []) { _ in nil }
+        #expect(!none.passed && !none.overrun, "below its minimum: more may still come")
+        #expect(CountExpectation(pattern: received, atLeast: 2, atMost: nil).description == "device.push.received at least 2 times")
+    }
+
+    @Test func aBrokenChainGetsAHintFromTheEventsThatExplainIt() {
+        let chain = [EventPattern(kind: "device.push.delivered")]
+        let timeline = events([
+            ("device.push.received", ["decision": "notLaunchedAfterForceQuit"]),
+        ])
+        let verdict = ChainVerdict.evaluate(expectation(chain: chain), events: timeline) { _ in nil }
+        let text = VerdictFormatterProbe.explain(verdict, events: timeline)
+        #expect(text.contains("The chain broke at link 1: expected device.push.delivered"))
+        #expect(text.contains("hint: the push reached the device but did not wake the app: the user force-quit the app"))
+    }
+}
+
+enum VerdictFormatterProbe {
+    static func explain(_ verdict: ChainVerdict, events: [TimelineEvent]) -> String {
+        VerdictFormatter.explain(verdict, fileProblems: [], events: events)
     }
 }

@@ -159,4 +159,25 @@ import Testing
         let unknown = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: 5G")
         #expect(error(unknown)?.message.contains("a profile (GPRS, EDGE, 3G") == true)
     }
+
+    @Test func eventuallyCountsAndSettleAreRead() throws {
+        let text = valid.replacingOccurrences(
+            of: "      never: [device.watchdog.killed]",
+            with: """
+                      never: [device.watchdog.killed]
+                      eventually: [app.localNotification]
+                      counts:
+                        - {event: device.push.received, count: 1}
+                        - {event: transfer.progress, where: {task: "1"}, atLeast: 2}
+                      settle: 2s
+                """)
+        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first")).expectation
+        #expect(expectation.eventually.map(\.kind) == ["app.localNotification"])
+        #expect(expectation.counts.map(\.description) == [
+            "device.push.received exactly 1 time", "transfer.progress {task: 1} at least 2 times",
+        ])
+        #expect(expectation.settle == .seconds(2))
+        let both = text.replacingOccurrences(of: "count: 1}", with: "count: 1, atMost: 3}")
+        #expect(error(both)?.message.contains("either 'count' or 'atLeast'/'atMost'") == true)
+    }
 }
