@@ -83,6 +83,13 @@ public final class Application {
         send(DeviceMethod.localNotificationAdd, notification.parameters)
     }
 
+    /// Reports what the screen shows now, for scenarios to check (`app.ui`): the screen's name, its
+    /// title, a button's label, a player's URL.
+    public func showUI(screen: String? = nil, title: String? = nil, button: String? = nil, playbackURL: String? = nil) {
+        try? connection.notify(
+            DeviceMethod.uiState, UIStateParams(screen: screen, title: title, button: button, playbackURL: playbackURL))
+    }
+
     /// Writes a line into the run's timeline (the app's `NSLog`).
     public func log(_ message: String) {
         try? connection.notify(DeviceMethod.log, LogParams(message: message))

@@ -382,6 +382,21 @@ public struct BackgroundTaskParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `ui.state`: what the app's screen shows; every field optional.
+public struct UIStateParams: Codable, Sendable, Equatable {
+    public var screen: String?
+    public var title: String?
+    public var button: String?
+    public var playbackURL: String?
+
+    public init(screen: String? = nil, title: String? = nil, button: String? = nil, playbackURL: String? = nil) {
+        self.screen = screen
+        self.title = title
+        self.button = button
+        self.playbackURL = playbackURL
+    }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

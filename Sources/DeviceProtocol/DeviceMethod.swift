@@ -25,6 +25,9 @@ public enum DeviceMethod {
     public static let setMinimumBackgroundFetchInterval = "setMinimumBackgroundFetchInterval"
     /// A notification from the app: a line for the run's log.
     public static let log = "log"
+    /// A notification from the app: what its screen shows now (`screen`, `title`, `button`, `playbackURL`),
+    /// for expectations to check.
+    public static let uiState = "ui.state"
 
     // Notifications and requests from the device to the app.
     public static let applicationDidEnterBackground = "applicationDidEnterBackground"

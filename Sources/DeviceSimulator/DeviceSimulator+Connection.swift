@@ -154,6 +154,15 @@ extension DeviceSimulator {
                 }
                 apps[bundleId]?.fetchInterval = params.seconds.map { .milliseconds(Int64($0 * 1000)) }
                 result = Empty()
+            case DeviceMethod.uiState:
+                let params = try message.decodeParams(UIStateParams.self)
+                var attributes: EventAttributes = ["bundleId": bundleId]
+                attributes["screen"] = params.screen
+                attributes["title"] = params.title
+                attributes["button"] = params.button
+                attributes["playbackURL"] = params.playbackURL
+                publish(.appUI, attributes)
+                return nil
             case DeviceMethod.log:
                 let params = try message.decodeParams(LogParams.self)
                 publish(.appLog, ["bundleId": bundleId, "message": params.message])

@@ -108,6 +108,8 @@ extension EventKind {
     /// The app called the completion handler of `handleEventsForBackgroundURLSession`.
     public static let appSessionEventsCompleted: EventKind = "app.sessionEventsCompleted"
     public static let appLog: EventKind = "app.log"
+    /// What the app's screen shows (`screen`, `title`, `button`, `playbackURL`), as the app reports it.
+    public static let appUI: EventKind = "app.ui"
 
     // MediaServer
     public static let mediaRequest: EventKind = "media.request"

@@ -32,6 +32,9 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     /// The handler of `handleEventsForBackgroundURLSession`, called once the session's events are in.
     var backgroundSessionCompletionHandler: (@MainActor () -> Void)?
     var photoDownloader: PhotoDownloader?
+    /// The title the push named for the photo on its way (`photoTitle` in the payload).
+    var photoTitle: String?
+    static let defaultPhotoTitle = "Astronomy Picture of the Day"
 
     init(bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool, backgroundWork: Double?) {
         self.bugs = bugs
@@ -96,6 +99,7 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             completionHandler(.noData)
             return
         }
+        photoTitle = userInfo["photoTitle"]?.stringValue
         fetchDailyPhoto(application, completionHandler: completionHandler)
     }
 
@@ -154,6 +158,7 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             completionHandler?(.failed)
             return
         }
+        application.showUI(screen: "photo", title: photoTitle ?? Self.defaultPhotoTitle)
         postLocalNotification(application)
         completionHandler?(.newData)
     }
@@ -193,7 +198,14 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         _ center: UserNotificationCenter, didReceive notification: DeliveredNotification, actionIdentifier: String,
         withCompletionHandler completionHandler: @escaping @MainActor () -> Void
     ) {
-        Application.shared.log("notification tapped: \(notification.body ?? "")")
+        let application = Application.shared!
+        application.log("notification tapped: \(notification.body ?? "")")
+        // The tutorial's regular push: the tap opens the photo screen, which downloads the photo.
+        photoTitle = notification.userInfo["photoTitle"]?.stringValue
+        application.showUI(screen: "photo", title: photoTitle ?? Self.defaultPhotoTitle, button: "Downloading")
+        if let base = environment["HARNESS_MEDIA_URL"], let url = URL(string: base + "/photos/dailyphoto.jpg") {
+            downloader(application).start(url: url)
+        }
         completionHandler()
     }
 }
