@@ -2,10 +2,15 @@ import Foundation
 import HarnessCore
 import HarnessTimeline
 
+/// Whether the live view is coloured: standard output is a terminal and `NO_COLOR` is not set.
+let colourOutput = TerminalStyle.shouldColour(
+    isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+
 /// Writes a line to standard output at once: the live view must reach a pipe (CI logs, a test
-/// waiting for a line) as it happens, not when a buffer fills.
+/// waiting for a line) as it happens, not when a buffer fills. Coloured on a terminal, plain otherwise.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    let text = colourOutput ? line.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalStyle.colour(String($0)) }.joined(separator: "\n") : line
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
 func printError(_ message: String) {

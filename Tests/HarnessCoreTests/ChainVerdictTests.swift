@@ -98,3 +98,20 @@ enum VerdictFormatterProbe {
         VerdictFormatter.explain(verdict, fileProblems: [], events: events)
     }
 }
+
+@Suite struct TerminalStyleTests {
+    @Test func colouredOnlyOnATerminalWithoutNoColor() {
+        #expect(TerminalStyle.shouldColour(isTerminal: true, environment: [:]))
+        #expect(!TerminalStyle.shouldColour(isTerminal: false, environment: [:]))
+        #expect(!TerminalStyle.shouldColour(isTerminal: true, environment: ["NO_COLOR": "1"]))
+        #expect(!TerminalStyle.shouldColour(isTerminal: true, environment: ["TERM": "dumb"]))
+    }
+
+    @Test func verdictsAndEventKindsGetTheirColours() {
+        #expect(TerminalStyle.colour("PASS silent-push-photo in 6.5 s") == "\u{1B}[32;1mPASS silent-push-photo in 6.5 s\u{1B}[0m")
+        #expect(TerminalStyle.colour("  ✗ app.fetchCompleted  not seen").hasPrefix("\u{1B}[31m"))
+        let event = TerminalStyle.colour("   6.776s  device.app.exited    cause=crashed")
+        #expect(event == "   6.776s  \u{1B}[36mdevice.app.exited\u{1B}[0m    cause=crashed")
+        #expect(TerminalStyle.colour("building: swift build") == "building: swift build", "other lines stay plain")
+    }
+}
