@@ -135,6 +135,8 @@ public final class Application {
             case DeviceMethod.backgroundTaskExpired:
                 let params = try message.decodeParams(BackgroundTaskParams.self)
                 backgroundTaskExpirations.removeValue(forKey: params.identifier)?()
+            case DeviceMethod.uiTap:
+                delegate?.application(self, didTapButton: try message.decodeParams(UITapParams.self).button)
             case DeviceMethod.performFetch:
                 performFetch(try message.decodeParams(PerformFetchParams.self))
             case DeviceMethod.didWriteData:

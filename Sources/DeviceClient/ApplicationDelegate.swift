@@ -25,6 +25,8 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationWillEnterForeground(_ application: Application)
     func applicationWillResignActive(_ application: Application)
     func applicationDidBecomeActive(_ application: Application)
+    /// The user tapped a button on screen (the harness's stand-in for the app's UI), by its label.
+    func application(_ application: Application, didTapButton button: String)
 }
 
 extension ApplicationDelegate {
@@ -59,6 +61,7 @@ extension ApplicationDelegate {
     public func applicationWillEnterForeground(_ application: Application) {}
     public func applicationWillResignActive(_ application: Application) {}
     public func applicationDidBecomeActive(_ application: Application) {}
+    public func application(_ application: Application, didTapButton button: String) {}
 }
 
 /// `UIApplication.LaunchOptionsKey`'s useful part: why the app was launched.

@@ -397,6 +397,12 @@ public struct UIStateParams: Codable, Sendable, Equatable {
     }
 }
 
+/// `ui.tap`: the button the user tapped, by its label.
+public struct UITapParams: Codable, Sendable, Equatable {
+    public var button: String
+    public init(button: String) { self.button = button }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

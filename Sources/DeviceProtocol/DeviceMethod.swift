@@ -37,6 +37,8 @@ public enum DeviceMethod {
     public static let didReceiveRemoteNotification = "didReceiveRemoteNotification"
     /// `application(_:performFetchWithCompletionHandler:)`: `{"completionId"}`, answered with `fetchCompletion`.
     public static let performFetch = "performFetch"
+    /// The user taps a button on the app's screen: `{"button"}` (the harness's stand-in for the UI).
+    public static let uiTap = "ui.tap"
     /// A background task's time ran out: `{"identifier"}`; run its expiration handler and end it at once.
     public static let backgroundTaskExpired = "backgroundTaskExpired"
     /// A request: `userNotificationCenter(_:willPresent:withCompletionHandler:)` for an app in the

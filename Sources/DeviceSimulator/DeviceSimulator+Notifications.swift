@@ -180,6 +180,17 @@ extension DeviceSimulator {
     /// The number on the app's icon.
     public func badge(of bundleId: String) -> Int? { apps[bundleId]?.badge }
 
+    /// The user taps a button on the app's screen, named by its label.
+    public func tap(_ bundleId: String, button: String) throws {
+        try requireUnlocked("tap \(button) in \(bundleId)")
+        let record = try record(bundleId)
+        guard record.state.isForeground, let connection = record.connection else {
+            throw DeviceError("\(bundleId) is not on screen (\(record.state)): its buttons cannot be tapped")
+        }
+        publish("device.ui.tapped", ["bundleId": bundleId, "button": button])
+        connection.notify(DeviceMethod.uiTap, UITapParams(button: button))
+    }
+
     /// Hands a tap to the app once it is on screen and connected.
     func deliverPendingResponse(_ bundleId: String) {
         guard let record = apps[bundleId], record.state.isForeground, let connection = record.connection,

@@ -199,7 +199,7 @@ public enum ConfigurationLoader {
             }
         }
         let kinds = [
-            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "uninstall", "waitFor",
+            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "uninstall", "tap", "waitFor",
             "push", "network",
         ]
         let entries = try reader.mapping(known: Set(kinds))
@@ -223,6 +223,16 @@ public enum ConfigurationLoader {
         case "backgroundFetch": return .backgroundFetch(app: try app())
         case "tapNotification": return .tapNotification(app: try app())
         case "uninstall": return .uninstall(app: try app())
+        case "tap":
+            let fields = try value.mapping(known: ["app", "button"])
+            guard let name = fields["app"], let button = fields["button"] else {
+                throw value.error("tap needs {app: <app>, button: <label>}")
+            }
+            let appName = try name.string()
+            guard apps[appName] != nil else {
+                throw name.error("no app named '\(appName)'; apps: \(apps.keys.sorted().joined(separator: ", "))")
+            }
+            return .tap(app: appName, button: try button.string())
         case "network":
             let network = try value.string()
             guard ["wifi", "cellular", "offline"].contains(network) else {

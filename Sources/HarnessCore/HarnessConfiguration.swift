@@ -127,6 +127,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case tapNotification(app: String)
     /// The user deletes the app: APNs answers its token with 410 Unregistered from then on.
     case uninstall(app: String)
+    /// The user taps a button on the app's screen, by its label.
+    case tap(app: String, button: String)
     /// The side button: the app on screen goes to the background; nothing comes to the foreground.
     case lock
     case unlock
@@ -151,6 +153,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .backgroundFetch(let name): return .backgroundFetch(app: swap(name))
         case .tapNotification(let name): return .tapNotification(app: swap(name))
         case .uninstall(let name): return .uninstall(app: swap(name))
+        case .tap(let name, let button): return .tap(app: swap(name), button: button)
         case .waitFor, .network, .push, .lock, .unlock, .reboot: return self
         }
     }
@@ -159,7 +162,8 @@ public enum Step: Sendable, CustomStringConvertible {
     public var app: String? {
         switch self {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
-            .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app):
+            .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app),
+            .tap(let app, _):
             app
         case .waitFor, .network, .push, .lock, .unlock, .reboot: nil
         }
@@ -176,6 +180,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .backgroundFetch(let app): "backgroundFetch \(app)"
         case .tapNotification(let app): "tapNotification \(app)"
         case .uninstall(let app): "uninstall \(app)"
+        case .tap(let app, let button): "tap \(button) in \(app)"
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"

@@ -29,6 +29,8 @@ struct StepDriver {
             try await deviceAction { try await services.device.terminateBySystem(bundleId(app)) }
         case .forceQuit(let app):
             try await deviceAction { try await services.device.forceQuit(bundleId(app)) }
+        case .tap(let app, let button):
+            try await deviceAction { try await services.device.tap(bundleId(app), button: button) }
         case .uninstall(let app):
             try await deviceAction { try await services.device.uninstall(bundleId(app)) }
         case .tapNotification(let app):

@@ -29,9 +29,10 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     let environment = ProcessInfo.processInfo.environment
     /// The tutorial keeps the silent push's handler on the app delegate until the photo is in.
     var silentRemoteNotificationCompletionHandler: (@MainActor (BackgroundFetchResult) -> Void)?
-    /// The handler of `handleEventsForBackgroundURLSession`, called once the session's events are in.
-    var backgroundSessionCompletionHandler: (@MainActor () -> Void)?
-    var photoDownloader: PhotoDownloader?
+    /// The handlers of `handleEventsForBackgroundURLSession`, per session, called once its events are in.
+    var backgroundSessionCompletionHandlers: [String: @MainActor () -> Void] = [:]
+    var photoDownloader: BackgroundDownloader?
+    var videoDownloader: BackgroundDownloader?
     /// The title the push named for the photo on its way (`photoTitle` in the payload).
     var photoTitle: String?
     static let defaultPhotoTitle = "Astronomy Picture of the Day"
@@ -67,6 +68,12 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         // Recreating the background session at launch is how the app hears about a download that
         // ended while it was not running (a force-quit's cancellation, for one).
         _ = downloader(application)
+        let videos = videoDownloader(application)
+        if launchOptions.reason == "user" {
+            // The tutorial's first screen: the NASA TV video, to download or play.
+            let downloaded = FileManager.default.fileExists(atPath: videos.destination.path)
+            application.showUI(screen: "videos", title: "NASA TV", button: downloaded ? "Downloaded" : "Download")
+        }
         // As objc.io's example: fetch as often as the system allows.
         application.setMinimumBackgroundFetchInterval(Application.backgroundFetchIntervalMinimum)
         application.registerForRemoteNotifications()
@@ -133,18 +140,58 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         completionHandler: @escaping @MainActor () -> Void
     ) {
         application.log("handleEventsForBackgroundURLSession \(identifier)")
-        if !bugs.contains(.neverCallsEventsHandler) { backgroundSessionCompletionHandler = completionHandler }
-        _ = downloader(application)
+        if !bugs.contains(.neverCallsEventsHandler) { backgroundSessionCompletionHandlers[identifier] = completionHandler }
+        _ = identifier == BackgroundDownloader.videoSession ? videoDownloader(application) : downloader(application)
     }
 
-    private func downloader(_ application: Application) -> PhotoDownloader {
+    /// The video screen's buttons: Download, then Play (the local file once downloaded).
+    func application(_ application: Application, didTapButton button: String) {
+        let videos = videoDownloader(application)
+        guard let base = environment["HARNESS_MEDIA_URL"], let url = URL(string: base + "/videos/discovery.mp4") else {
+            application.log("HARNESS_MEDIA_URL is not set")
+            return
+        }
+        switch button {
+        case "Download":
+            videos.start(url: url)
+            application.showUI(screen: "videos", title: "NASA TV", button: "Downloading")
+        case "Play":
+            let local = FileManager.default.fileExists(atPath: videos.destination.path)
+            application.showUI(screen: "player", title: "NASA TV", playbackURL: local ? videos.destination.absoluteString : url.absoluteString)
+        default:
+            application.log("no button '\(button)' on this screen")
+        }
+    }
+
+    private func videoDownloader(_ application: Application) -> BackgroundDownloader {
+        if let videoDownloader { return videoDownloader }
+        let downloader = BackgroundDownloader(
+            application: application, bugs: bugs, session: BackgroundDownloader.videoSession, folder: "com.razeware.videos",
+            fileName: "discovery.mp4")
+        downloader.onComplete = { error in
+            if let error {
+                application.log("video download failed: \(Self.describe(error))")
+                application.showUI(screen: "videos", title: "NASA TV", button: "Download")
+            } else {
+                application.showUI(screen: "videos", title: "NASA TV", button: "Downloaded")
+            }
+        }
+        downloader.onEventsFinished = { [weak self] in
+            self?.backgroundSessionCompletionHandlers.removeValue(forKey: BackgroundDownloader.videoSession)?()
+        }
+        videoDownloader = downloader
+        return downloader
+    }
+
+    private func downloader(_ application: Application) -> BackgroundDownloader {
         if let photoDownloader { return photoDownloader }
-        let downloader = PhotoDownloader(application: application, bugs: bugs)
+        let downloader = BackgroundDownloader(
+            application: application, bugs: bugs, session: BackgroundDownloader.photoSession, folder: "com.razeware.photos",
+            fileName: "dailyphoto.jpg")
         downloader.onComplete = { [weak self] error in self?.photoDownloadDidComplete(application, error: error) }
         downloader.onEventsFinished = { [weak self] in
             // As Apple asks: call the stored handler on the main thread once the events are in.
-            self?.backgroundSessionCompletionHandler?()
-            self?.backgroundSessionCompletionHandler = nil
+            self?.backgroundSessionCompletionHandlers.removeValue(forKey: BackgroundDownloader.photoSession)?()
         }
         photoDownloader = downloader
         return downloader

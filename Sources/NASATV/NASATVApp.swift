@@ -5,7 +5,8 @@ import Foundation
 /// registers for pushes and saves its Parse installation; a silent push starts a background download
 /// of the daily photo, and when the download is done it posts "Astronomy Picture of the Day Available"
 /// and only then calls the fetch completion handler. Relaunched for its background session, it
-/// recreates the session, takes the photo and calls the session's completion handler.
+/// recreates the session, takes the photo and calls the session's completion handler. Its first screen
+/// is the NASA TV video: Download (a background session into `Caches/com.razeware.videos/`), then Play.
 ///
 /// `--bug <name>` (repeatable) builds in a mistake for the harness to catch (see ``AppDelegate/Bug``);
 /// `--fetch-completes-at-once` is the fixed flow for slow networks; `--user-notifications` posts with

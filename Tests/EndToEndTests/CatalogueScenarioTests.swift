@@ -17,7 +17,8 @@ import Testing
         "user-notification-on-screen", "rate-limiter-delays-background-tasks", "silent-push-background",
         "push-without-content-available", "silent-push-with-alert", "background-time-delays-suspension",
         "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
-        "silent-push-photo-title", "regular-push-photo",
+        "silent-push-photo-title", "regular-push-photo", "video-download-foreground", "video-download-background",
+        "video-download-crash", "video-download-force-quit", "video-offline-playback",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)

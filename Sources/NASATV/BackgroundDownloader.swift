@@ -1,17 +1,22 @@
 import DeviceClient
 import Foundation
 
-/// The tutorial's `PhotoViewController` download: a background session
-/// `com.razeware.backgroundsession.dailyphoto`, the file moved to `Library/Caches/com.razeware.photos/`.
+/// The tutorial's downloads in background sessions: the daily photo (`PhotoViewController`, session
+/// `com.razeware.backgroundsession.dailyphoto`, moved to `Library/Caches/com.razeware.photos/`) and the
+/// video (`VideoViewController`, `com.razeware.backgroundsession.videos`, `Library/Caches/com.razeware.videos/`).
 ///
 /// Creating it recreates the session, which is how the app receives the events of a download that
 /// finished while it was suspended or dead (the device waits for the session before handing them over).
 @MainActor
-final class PhotoDownloader: DeviceURLSessionDownloadDelegate {
-    static let sessionIdentifier = "com.razeware.backgroundsession.dailyphoto"
+final class BackgroundDownloader: DeviceURLSessionDownloadDelegate {
+    static let photoSession = "com.razeware.backgroundsession.dailyphoto"
+    static let videoSession = "com.razeware.backgroundsession.videos"
 
     let application: Application
     let bugs: Set<AppDelegate.Bug>
+    /// Where finished files go, in `Library/Caches`, and under which name.
+    let folder: String
+    let fileName: String
     /// Called when a download ends, with its error (or the error moving the file).
     var onComplete: @MainActor ((any Error)?) -> Void = { _ in }
     /// Called when a background session's waiting events have all been delivered.
@@ -19,16 +24,20 @@ final class PhotoDownloader: DeviceURLSessionDownloadDelegate {
     private var session: DeviceURLSession!
     private var moveError: (any Error)?
 
-    init(application: Application, bugs: Set<AppDelegate.Bug>) {
+    init(application: Application, bugs: Set<AppDelegate.Bug>, session identifier: String, folder: String, fileName: String) {
         self.application = application
         self.bugs = bugs
+        self.folder = folder
+        self.fileName = fileName
         // The buggy variant downloads in a default session, whose task dies with the app.
         let configuration: DeviceURLSessionConfiguration =
-            bugs.contains(.defaultSession) ? .default : .background(withIdentifier: Self.sessionIdentifier)
+            bugs.contains(.defaultSession) ? .default : .background(withIdentifier: identifier)
         session = DeviceURLSession(configuration: configuration, delegate: self)
     }
 
-    var photosDirectoryPath: String { application.container.caches + "/com.razeware.photos" }
+    var directoryPath: String { application.container.caches + "/" + folder }
+    /// The finished file's place.
+    var destination: URL { URL(fileURLWithPath: directoryPath).appendingPathComponent(fileName) }
 
     func start(url: URL) {
         moveError = nil
@@ -42,9 +51,8 @@ final class PhotoDownloader: DeviceURLSessionDownloadDelegate {
             application.log("photo downloaded to \(location.path)")
             return
         }
-        let destination = URL(fileURLWithPath: photosDirectoryPath).appendingPathComponent("dailyphoto.jpg")
         do {
-            try FileManager.default.createDirectory(atPath: photosDirectoryPath, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: directoryPath, withIntermediateDirectories: true)
             if FileManager.default.fileExists(atPath: destination.path) {
                 try FileManager.default.removeItem(at: destination)
             }
