@@ -18,7 +18,7 @@ import Testing
         "push-without-content-available", "silent-push-with-alert", "background-time-delays-suspension",
         "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
         "silent-push-photo-title", "regular-push-photo", "video-download-foreground", "video-download-background",
-        "video-download-crash", "video-download-force-quit", "video-offline-playback",
+        "video-download-crash", "video-download-force-quit", "video-offline-playback", "silent-push-not-running",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
