@@ -16,59 +16,12 @@ Swift reference app does:
 Standard library only; run by the device as `python3 Fixtures/apps/nasa_tv.py`.
 """
 
-import json
 import os
 import shutil
-import socket
-import sys
-import urllib.request
-import uuid
+
+from harness_device import describe, run, save_installation
 
 SESSION = "com.razeware.backgroundsession.dailyphoto"
-PROTOCOL_VERSION = 1
-
-
-class Device:
-    """The socket to the simulated device: requests with ids, notifications, and incoming messages."""
-
-    def __init__(self, path):
-        self.socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.socket.connect(path)
-        self.buffer = b""
-        self.next_id = 1
-        self.answers = {}  # request id -> what to do with the result
-
-    def send(self, message):
-        message["jsonrpc"] = "2.0"
-        self.socket.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
-
-    def request(self, method, params, on_result=None):
-        request_id = self.next_id
-        self.next_id += 1
-        self.answers[request_id] = on_result
-        self.send({"id": request_id, "method": method, "params": params})
-        return request_id
-
-    def notify(self, method, params):
-        self.send({"method": method, "params": params})
-
-    def respond(self, request_id, result):
-        self.send({"id": request_id, "result": result})
-
-    def log(self, message):
-        self.notify("log", {"message": message})
-
-    def messages(self):
-        """Yields every message from the device until it closes the socket."""
-        while True:
-            while b"\n" in self.buffer:
-                line, self.buffer = self.buffer.split(b"\n", 1)
-                if line.strip():
-                    yield json.loads(line)
-            chunk = self.socket.recv(65536)
-            if not chunk:
-                return
-            self.buffer += chunk
 
 
 class NASATV:
@@ -91,7 +44,7 @@ class NASATV:
 
     def did_register(self, result):
         try:
-            self.save_installation(result["deviceToken"])
+            save_installation(self.container, result["deviceToken"], "NASA TV")
             self.device.log("installation saved")
         except Exception as error:  # the run's timeline shows it; the app carries on, as the SDK does
             self.device.log(f"installation not saved: {error}")
@@ -152,43 +105,12 @@ class NASATV:
     def complete_fetch(self, completion_id, result):
         self.device.request("fetchCompletion", {"completionId": completion_id, "result": result})
 
-    # Parse
-
-    def save_installation(self, device_token):
-        library = os.path.join(self.container["home"], "Library")
-        id_file = os.path.join(library, "parse-installation-id")
-        if os.path.exists(id_file):
-            installation_id = open(id_file).read()
-        else:
-            installation_id = str(uuid.uuid4())
-            os.makedirs(library, exist_ok=True)
-            with open(id_file, "w") as file:
-                file.write(installation_id)
-        body = {
-            "deviceType": "ios", "deviceToken": device_token, "installationId": installation_id,
-            "appIdentifier": os.environ["HARNESS_BUNDLE_ID"], "appName": "NASA TV", "channels": [""],
-            "timeZone": "UTC",
-        }
-        request = urllib.request.Request(
-            os.environ["HARNESS_PARSE_URL"] + "/classes/_Installation", data=json.dumps(body).encode(), method="POST",
-            headers={"Content-Type": "application/json", "X-Parse-Application-Id": os.environ["HARNESS_PARSE_APPLICATION_ID"]},
-        )
-        if "HARNESS_PARSE_CLIENT_KEY" in os.environ:
-            request.add_header("X-Parse-Client-Key", os.environ["HARNESS_PARSE_CLIENT_KEY"])
-        with urllib.request.urlopen(request, timeout=10) as response:
-            response.read()
-
     # The device's messages
 
     def handle(self, message):
+        """Handles one message from the device; False when the method is not one this app knows."""
         method, params = message.get("method"), message.get("params") or {}
-        if method is None:  # an answer to one of our requests
-            on_result = self.device.answers.pop(message.get("id"), None)
-            if "error" in message:
-                self.device.log(f"device refused a request: {message['error'].get('message')}")
-            elif on_result:
-                on_result(message.get("result"))
-        elif method == "didReceiveRemoteNotification":
+        if method == "didReceiveRemoteNotification":
             self.did_receive_remote_notification(params)
         elif method == "performFetch":
             self.perform_fetch(params)
@@ -201,41 +123,13 @@ class NASATV:
             self.handle_events_for_background_session(params)
         elif method == "urlSessionDidFinishEvents":
             self.did_finish_events(params)
-        elif "id" in message:
-            self.device.send({"id": message["id"], "error": {"code": -32601, "message": f"unknown method {method}"}})
-
-
-def describe(error):
-    """An NSError the way the Swift app logs it: code, the cancellation reason if any, the description."""
-    if not isinstance(error, dict):
-        return str(error)
-    reason = error.get("backgroundTaskCancelledReason")
-    reason = f", cancelled reason {reason}" if reason is not None else ""
-    return f"error {error['code']}{reason}: {error['localizedDescription']}"
+        else:
+            return False
+        return True
 
 
 def main():
-    path = os.environ.get("HARNESS_DEVICE_SOCKET")
-    if not path:
-        sys.exit("HARNESS_DEVICE_SOCKET is not set: this app runs under the PushHarness device simulator")
-    device = Device(path)
-    device.request("hello", {"protocolVersion": PROTOCOL_VERSION, "bundleId": os.environ["HARNESS_BUNDLE_ID"], "pid": os.getpid()})
-    messages = device.messages()
-    app = None
-    for message in messages:
-        if app is None:
-            if "error" in message:
-                sys.exit(f"device handshake failed: {message['error'].get('message')}")
-            if message.get("id") != 1 or "result" not in message:
-                continue  # nothing else comes before the handshake's answer
-            device.answers.pop(1, None)
-            app = NASATV(device, message["result"])
-            app.did_finish_launching(message["result"]["launchReason"])
-            if message["result"].get("remoteNotification"):
-                app.did_receive_remote_notification(message["result"]["remoteNotification"])
-            continue
-        app.handle(message)
-
+    run(NASATV)
 
 if __name__ == "__main__":
     main()

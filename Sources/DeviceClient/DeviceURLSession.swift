@@ -107,7 +107,7 @@ public final class DeviceURLSession {
             DeviceMethod.downloadTaskResume,
             DownloadTaskParams(
                 session: configuration.identifier, taskIdentifier: task.taskIdentifier, url: task.url.absoluteString,
-                resumeData: task.resumeData))
+                resumeData: task.resumeData, taskDescription: task.taskDescription))
     }
 
     func cancel(_ task: DeviceURLSessionDownloadTask, producingResumeData: Bool, then: @escaping @MainActor (Data?) -> Void) {
@@ -170,6 +170,8 @@ public final class DeviceURLSessionDownloadTask {
     public fileprivate(set) var countOfBytesExpectedToReceive: Int64 = -1
     /// The resume data the task was made from.
     fileprivate var resumeData: String?
+    /// `taskDescription`: the app's own label, set before `resume()`.
+    public var taskDescription: String?
 
     init(session: DeviceURLSession, taskIdentifier: Int, url: URL) {
         self.session = session

@@ -112,12 +112,17 @@ public struct DownloadTaskParams: Codable, Sendable {
     /// `downloadTask(withResumeData:)`: the opaque string a cancellation or failure gave; `url` is then
     /// the one it names.
     public var resumeData: String?
+    /// `taskDescription`, the app's own label for the task.
+    public var taskDescription: String?
 
-    public init(session: String, taskIdentifier: Int, url: String, resumeData: String? = nil) {
+    public init(
+        session: String, taskIdentifier: Int, url: String, resumeData: String? = nil, taskDescription: String? = nil
+    ) {
         self.session = session
         self.taskIdentifier = taskIdentifier
         self.url = url
         self.resumeData = resumeData
+        self.taskDescription = taskDescription
     }
 }
 

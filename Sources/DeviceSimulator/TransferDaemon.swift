@@ -281,12 +281,12 @@ private struct Download: Sendable {
     }
 
     func run() async {
-        publish(
-            .transferStarted,
-            [
-                "url": params.url, "discretionary": "\(requirements.discretionary)",
-                "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
-            ])
+        var started: EventAttributes = [
+            "url": params.url, "discretionary": "\(requirements.discretionary)",
+            "allowsCellularAccess": "\(requirements.allowsCellularAccess)",
+        ]
+        started["taskDescription"] = params.taskDescription
+        publish(.transferStarted, started)
         let progress = Progress()
         if let seed { takeOver(seed, into: progress) }
         if let rateLimited {

@@ -19,6 +19,7 @@ import Testing
         "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
         "silent-push-photo-title", "regular-push-photo", "video-download-foreground", "video-download-background",
         "video-download-crash", "video-download-force-quit", "video-offline-playback", "silent-push-not-running",
+        "podcast-content-id",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)
