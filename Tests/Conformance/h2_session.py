@@ -24,7 +24,10 @@ if "--ping" in sys.argv:
 sock.sendall(connection.data_to_send())
 print("connected", flush=True)
 while True:
-    data = sock.recv(65535)
+    try:
+        data = sock.recv(65535)
+    except (ConnectionResetError, ssl.SSLError):
+        data = b""  # the server closed right after its GOAWAY, before a TLS close_notify
     if not data:
         print("closed", flush=True)
         break
@@ -35,4 +38,9 @@ while True:
             print("goaway", int(event.error_code), (event.additional_data or b"").decode(), flush=True)
     pending = connection.data_to_send()
     if pending:
-        sock.sendall(pending)
+        try:
+            sock.sendall(pending)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
+            # After a GOAWAY the server may close before our acknowledgements arrive: that is the end.
+            print("closed", flush=True)
+            break
