@@ -12,6 +12,7 @@ import sys
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 
 port, ca_file = int(sys.argv[1]), sys.argv[2]
 context = ssl.create_default_context(cafile=ca_file)
@@ -23,24 +24,30 @@ if "--ping" in sys.argv:
     connection.ping(b"PUSHHRNS")
 sock.sendall(connection.data_to_send())
 print("connected", flush=True)
-while True:
-    try:
-        data = sock.recv(65535)
-    except (ConnectionResetError, ssl.SSLError):
-        data = b""  # the server closed right after its GOAWAY, before a TLS close_notify
-    if not data:
-        print("closed", flush=True)
-        break
-    for event in connection.receive_data(data):
-        if isinstance(event, h2.events.PingAckReceived):
-            print("ping-ack", event.ping_data.decode(), flush=True)
-        elif isinstance(event, h2.events.ConnectionTerminated):
-            print("goaway", int(event.error_code), (event.additional_data or b"").decode(), flush=True)
-    pending = connection.data_to_send()
-    if pending:
+def pump():
+    """Reads until the server closes, printing what happens; after a GOAWAY any way the server ends
+    the connection (a reset, a broken pipe while we acknowledge, frames h2 refuses once terminated)
+    is just the end."""
+    terminated = False
+    while True:
         try:
-            sock.sendall(pending)
-        except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
-            # After a GOAWAY the server may close before our acknowledgements arrive: that is the end.
-            print("closed", flush=True)
-            break
+            data = sock.recv(65535)
+            if not data:
+                return
+            for event in connection.receive_data(data):
+                if isinstance(event, h2.events.PingAckReceived):
+                    print("ping-ack", event.ping_data.decode(), flush=True)
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    terminated = True
+                    print("goaway", int(event.error_code), (event.additional_data or b"").decode(), flush=True)
+            pending = connection.data_to_send()
+            if pending:
+                sock.sendall(pending)
+        except (OSError, h2.exceptions.ProtocolError):
+            if terminated:
+                return
+            raise
+
+
+pump()
+print("closed", flush=True)

@@ -16,7 +16,7 @@ import Testing
             await apns.close()
             let goAway = await session.waitForLine(containing: "goaway")
             #expect(goAway == #"goaway 0 {"reason":"Shutdown"}"#, "\(session.output)")
-            #expect(await session.waitForExit() == 0)
+            #expect(await session.waitForExit() == 0, "\(session.output)")
         }
     }
 
@@ -25,7 +25,7 @@ import Testing
             let session = try RunningChild(PackagePaths.python, [script, "\(apns.port)", apns.caFile.path])
             let goAway = await session.waitForLine(containing: "goaway")
             #expect(goAway == #"goaway 0 {"reason":"IdleTimeout"}"#, "\(session.output)")
-            #expect(await session.waitForExit() == 0)
+            #expect(await session.waitForExit() == 0, "\(session.output)")
         }
     }
 
