@@ -10,9 +10,14 @@ public struct PolicyClock: Sendable {
     private let start: ContinuousClock.Instant
 
     public init(timeScale: Double = 1) {
+        self.init(timeScale: timeScale, startedAt: .now)
+    }
+
+    /// A clock that started at `start` (tests read a clock that has run for a known time).
+    init(timeScale: Double, startedAt start: ContinuousClock.Instant) {
         precondition(timeScale > 0, "a time scale must be positive")
         self.timeScale = timeScale
-        self.start = .now
+        self.start = start
     }
 
     /// Policy time since the clock started.
