@@ -2,8 +2,9 @@ import Foundation
 import HarnessTimeline
 
 /// Writes a run's files: `timeline.jsonl` (every event, one JSON object a line), `junit.xml` (one test
-/// case per scenario, the failure explained), the contract with every CI, and `report.json` (the
-/// outcome and the chain, link by link).
+/// case per scenario, the failure explained), the contract with every CI, `report.json` (the
+/// outcome and the chain, link by link) and `report.html` (the same for people, with a sequence
+/// diagram and the transfers' bytes over time).
 enum RunReport {
     static func write(_ result: RunResult, events: [TimelineEvent]) throws {
         let encoder = JSONEncoder()
@@ -18,6 +19,8 @@ enum RunReport {
         try junit([result], time: result.seconds).write(
             to: result.reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
         try encoder.encode(Summary(result)).write(to: result.reportDirectory.appendingPathComponent("report.json"))
+        try HTMLReport.render(result, events: events).write(
+            to: result.reportDirectory.appendingPathComponent("report.html"), atomically: true, encoding: .utf8)
     }
 
     /// One test case per scenario; `time` is the wall time of the whole batch.

@@ -1,0 +1,178 @@
+import Foundation
+import HarnessTimeline
+
+/// `report.html`: one self-contained page (no file or network fetched) for people debugging a run: the
+/// verdict and its explanation, the chain link by link, a sequence diagram of who told whom what across
+/// Parse, APNs, the device, the app and the media server, a plot of the bytes each transfer received
+/// against the media server's configured rate, and every event in a table filtered by component.
+///
+/// The pictures are SVG drawn here, so the page shows the same thing in any browser and tests can read
+/// the numbers back; the page's only script filters the table.
+enum HTMLReport {
+    static func render(_ result: RunResult, events: [TimelineEvent]) -> String {
+        let marks = Marks(result.verdict)
+        var body = header(result)
+        body += chainSection(result.verdict)
+        body += "<h2>Sequence</h2>\n" + SequenceDiagram(events: events, marks: marks, verdict: result.verdict).svg()
+        let plot = TransferPlot(events: events)
+        if !plot.series.isEmpty { body += "<h2>Bytes received</h2>\n" + plot.svg() }
+        body += eventTable(events, marks: marks)
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escape(result.outcome.label)) \(escape(result.scenario)) · harness report</title>
+            <style>\(style)</style>
+            </head>
+            <body>
+            \(body)
+            <script>\(script)</script>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// Which events the verdict points at: the chain's links (numbered) and the forbidden ones.
+    struct Marks {
+        var linkNumber: [Int: Int] = [:]
+        var violations: Set<Int> = []
+
+        init(_ verdict: ChainVerdict?) {
+            for (index, link) in (verdict?.links ?? []).enumerated() {
+                if let event = link.event { linkNumber[event.sequence] = index + 1 }
+            }
+            violations = Set((verdict?.violations ?? []).map(\.1.sequence))
+        }
+    }
+
+    private static func header(_ result: RunResult) -> String {
+        let outcome = result.outcome.label
+        var text = """
+            <header class="\(outcome == "PASS" ? "pass" : "fail")">
+            <h1><span class="outcome">\(escape(outcome))</span> \(escape(result.scenario))</h1>
+            <p>\(String(format: "%.1f", result.seconds)) s · report folder <code>\(escape(result.reportDirectory.path))</code></p>
+            </header>
+
+            """
+        if !result.explanation.isEmpty {
+            text += "<pre class=\"explanation\">\(escape(result.explanation))</pre>\n"
+        } else if case .setupError(let message) = result.outcome {
+            text += "<pre class=\"explanation\">\(escape(message))</pre>\n"
+        }
+        return text
+    }
+
+    private static func chainSection(_ verdict: ChainVerdict?) -> String {
+        guard let verdict, !verdict.links.isEmpty else { return "" }
+        let rows = verdict.links.enumerated().map { index, link in
+            let seen = link.event.map { String(format: "%.3f s", $0.elapsed) } ?? "not seen"
+            return "<tr class=\"\(link.event == nil ? "missing" : "seen")\"><td>\(index + 1)</td><td>\(link.event == nil ? "✗" : "✓")</td>"
+                + "<td><code>\(escape(link.pattern.description))</code></td><td>\(seen)</td></tr>"
+        }.joined(separator: "\n")
+        return """
+            <h2>Chain</h2>
+            <table class="chain">
+            <thead><tr><th>#</th><th></th><th>expected</th><th>seen at</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+
+            """
+    }
+
+    private static func eventTable(_ events: [TimelineEvent], marks: Marks) -> String {
+        let sources = Array(Set(events.map(\.source))).sorted()
+        let filters = sources.map { source in
+            "<label><input type=\"checkbox\" data-source=\"\(escape(source))\" checked> \(escape(source))</label>"
+        }.joined(separator: " ")
+        let rows = events.map { event in
+            var classes = ["source-\(event.source)"]
+            if marks.linkNumber[event.sequence] != nil { classes.append("link") }
+            if marks.violations.contains(event.sequence) { classes.append("violation") }
+            let attributes = event.attributes.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: " ")
+            return "<tr id=\"event-\(event.sequence)\" class=\"\(classes.joined(separator: " "))\" data-source=\"\(escape(event.source))\">"
+                + "<td>\(event.sequence)</td><td>\(String(format: "%.3f", event.elapsed))</td>"
+                + "<td>\(escape(event.kind.rawValue))</td><td class=\"attributes\">\(attributes)</td></tr>"
+        }.joined(separator: "\n")
+        return """
+            <h2>Events</h2>
+            <p class="filters">\(filters) <span id="shown-count">\(events.count)</span> of \(events.count) shown</p>
+            <table class="events">
+            <thead><tr><th>#</th><th>seconds</th><th>kind</th><th>attributes</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+
+            """
+    }
+
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    static func number(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    private static let style = """
+        body { font: 14px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #1d1d1f; }
+        header { border-left: 8px solid; padding: 4px 16px; margin-bottom: 16px; }
+        header.pass { border-color: #2e8540; } header.fail { border-color: #c62828; }
+        header.pass .outcome { color: #2e8540; } header.fail .outcome { color: #c62828; }
+        h1 { margin: 0; font-size: 22px; } h2 { font-size: 17px; margin-top: 28px; }
+        pre.explanation { background: #fff4f4; border: 1px solid #f0c0c0; padding: 12px; white-space: pre-wrap; }
+        table { border-collapse: collapse; } td, th { padding: 2px 8px; text-align: left; vertical-align: top; }
+        table.chain tr.seen td:nth-child(2) { color: #2e8540; } table.chain tr.missing td { color: #c62828; font-weight: 600; }
+        table.events { font: 12px/1.3 ui-monospace, Menlo, monospace; } table.events tr:nth-child(even) { background: #f6f6f8; }
+        table.events tr.link { font-weight: 700; } table.events tr.violation { background: #ffe0e0; }
+        table.events td.attributes { word-break: break-all; }
+        svg { display: block; max-width: 100%; height: auto; font: 11px ui-monospace, Menlo, monospace; }
+        svg .lane { stroke: #b0b0b8; stroke-dasharray: 4 4; } svg .lane-name { font: 600 13px sans-serif; text-anchor: middle; }
+        svg .message line { stroke: #444; } svg .message text { text-anchor: middle; fill: #222; }
+        svg .message.failure line { stroke: #c62828; } svg .message.failure text, svg .note.failure text { fill: #c62828; }
+        svg .note rect { fill: #fffbe6; stroke: #d8c98a; } svg .note text { text-anchor: middle; }
+        svg .step line { stroke: #9aa7c7; } svg .step text { fill: #44507a; }
+        svg .badge circle { fill: #2e8540; } svg .badge text { fill: white; text-anchor: middle; font-weight: 700; }
+        svg .missing text { fill: #c62828; font-weight: 700; } svg .missing line { stroke: #c62828; stroke-dasharray: 6 3; }
+        svg .time { fill: #888; }
+        svg .axis line, svg .axis path { stroke: #888; } svg .grid { stroke: #eee; }
+        svg .rate { stroke: #c62828; stroke-dasharray: 6 4; fill: none; } svg .series { fill: none; stroke-width: 2; }
+        .filters label { margin-right: 10px; }
+        """
+
+    private static let script = """
+        (function () {
+          var boxes = document.querySelectorAll('.filters input[data-source]');
+          var rows = document.querySelectorAll('table.events tbody tr');
+          var counter = document.getElementById('shown-count');
+          function apply() {
+            var hidden = {};
+            boxes.forEach(function (box) { if (!box.checked) { hidden[box.dataset.source] = true; } });
+            var shown = 0;
+            rows.forEach(function (row) {
+              var visible = !hidden[row.dataset.source];
+              row.style.display = visible ? '' : 'none';
+              if (visible) { shown += 1; }
+            });
+            counter.textContent = String(shown);
+          }
+          boxes.forEach(function (box) { box.addEventListener('change', apply); });
+          apply();
+        })();
+        """
+}
