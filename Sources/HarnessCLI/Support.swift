@@ -2,15 +2,16 @@ import Foundation
 import HarnessCore
 import HarnessTimeline
 
-/// Whether the live view is coloured: standard output is a terminal and `NO_COLOR` is not set.
-let colourOutput = TerminalStyle.shouldColour(
-    isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+/// The live view on standard output: progress bars redrawn in place and colours on a terminal (unless
+/// `NO_COLOR`), whole plain lines into a file or a pipe. Written at once, not when a buffer fills, so
+/// a pipe (CI logs, a test waiting for a line) sees each event as it happens.
+let liveView = LiveView(
+    terminal: isatty(STDOUT_FILENO) == 1,
+    colour: TerminalStyle.shouldColour(isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment),
+    write: { FileHandle.standardOutput.write(Data($0.utf8)) })
 
-/// Writes a line to standard output at once: the live view must reach a pipe (CI logs, a test
-/// waiting for a line) as it happens, not when a buffer fills. Coloured on a terminal, plain otherwise.
 func say(_ line: String) {
-    let text = colourOutput ? line.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalStyle.colour(String($0)) }.joined(separator: "\n") : line
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    liveView.say(line)
 }
 
 func printError(_ message: String) {

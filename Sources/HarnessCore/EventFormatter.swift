@@ -51,6 +51,13 @@ enum EventFormatter {
         let filled = Int((fraction * Double(width)).rounded())
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         return prefix(event) + "[\(bar)] " + String(format: "%3.0f%% %.0f/%.0f bytes", fraction * 100, bytes, expected)
+            + (event["task"].map { " task \($0)" } ?? "")
+    }
+
+    /// Whether `line` is a progress bar: its kind column says `transfer.progress`.
+    static func isProgressLine(_ line: String) -> Bool {
+        let columns = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        return columns.count >= 2 && columns[0].hasSuffix("s") && columns[1] == EventKind.transferProgress.rawValue
     }
 
     /// Elapsed time and the event kind in aligned columns.

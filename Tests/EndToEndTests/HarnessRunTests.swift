@@ -160,4 +160,21 @@ import Testing
         #expect(result.status == 2)
         #expect(result.standardError.contains("\(file.path):4:5: 'services.apns.prot': unknown key 'prot'"), "\(result.transcript)")
     }
+
+    /// On a terminal (a pseudo-terminal from util-linux's `script`), the download's progress bar is
+    /// redrawn in place and the kinds and verdict are coloured; NO_COLOR keeps the redraw, drops colour.
+    @Test(arguments: [false, true]) func onATerminalProgressIsRedrawnInPlace(noColour: Bool) async throws {
+        let reports = try PackagePaths.temporaryDirectory("terminal\(noColour)")
+        let command = [HarnessCommand.path, "run", "silent-push-photo", "--ephemeral-ports", "--skip-build", "--report-dir", reports.path]
+        let result = try await ChildProcess.run(
+            "script", ["-qec", command.joined(separator: " "), "/dev/null"],
+            environment: ["TERM": "xterm", "NO_COLOR": noColour ? "1" : ""], currentDirectory: PackagePaths.root)
+        #expect(result.status == 0, "\(result.transcript)")
+        let erase = "\r\u{1B}[2K"
+        #expect(result.standardOutput.components(separatedBy: erase).count > 5, "\(result.transcript)")
+        #expect(result.standardOutput.contains("100% 437316/437316 bytes task 1"))
+        #expect(result.standardOutput.contains("\u{1B}[32;1mPASS silent-push-photo") == !noColour, "\(result.transcript)")
+        #expect(result.standardOutput.contains("\u{1B}[33mtransfer.progress\u{1B}[0m") == !noColour)
+        #expect(result.standardOutput.contains("PASS silent-push-photo"))
+    }
 }

@@ -115,3 +115,47 @@ enum VerdictFormatterProbe {
         #expect(TerminalStyle.colour("building: swift build") == "building: swift build", "other lines stay plain")
     }
 }
+
+@Suite struct LiveViewTests {
+    final class Screen: Sendable {
+        let written = LockedState("")
+        func write(_ text: String) { written.withLock { $0 += text } }
+    }
+
+    func progress(_ bytes: Int, at seconds: Double) -> String {
+        EventFormatter.line(
+            TimelineEvent(
+                sequence: 1, elapsed: seconds, date: Date(), kind: .transferProgress, source: "transfer",
+                attributes: ["bytes": "\(bytes)", "expected": "400", "task": "1"]))!
+    }
+
+    @Test func onATerminalTheProgressBarIsRedrawnInPlace() {
+        let screen = Screen()
+        let view = LiveView(terminal: true, colour: false, write: screen.write)
+        view.say("   0.100s  transfer.started   task=1")
+        view.say(progress(100, at: 0.2))
+        view.say(progress(400, at: 0.3))
+        view.say("   0.400s  transfer.completed   bytes=400")
+        let erase = "\r\u{1B}[2K"
+        #expect(
+            screen.written.withLock { $0 }
+                == "   0.100s  transfer.started   task=1\n" + progress(100, at: 0.2) + erase + progress(400, at: 0.3)
+                + "\n   0.400s  transfer.completed   bytes=400\n")
+    }
+
+    @Test func intoAPipeEveryLineIsWrittenWholeAndPlain() {
+        let screen = Screen()
+        let view = LiveView(terminal: false, colour: false, write: screen.write)
+        view.say(progress(100, at: 0.2))
+        view.say(progress(400, at: 0.3))
+        view.say("PASS silent-push-photo in 6.5 s")
+        #expect(screen.written.withLock { $0 } == progress(100, at: 0.2) + "\n" + progress(400, at: 0.3) + "\nPASS silent-push-photo in 6.5 s\n")
+    }
+
+    @Test func progressLinesAreToldByTheirKindColumn() {
+        #expect(EventFormatter.isProgressLine(progress(100, at: 12.5)))
+        #expect(progress(100, at: 12.5).hasSuffix("[########......................]  25% 100/400 bytes task 1"))
+        #expect(!EventFormatter.isProgressLine("   0.400s  transfer.completed   bytes=400"))
+        #expect(!EventFormatter.isProgressLine("app.log says transfer.progress"))
+    }
+}
