@@ -52,7 +52,10 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
         left.count == right.count && left.allSatisfy { right[$0.key] == $0.value }
     }
 
-    public var description: String { dictionary.description }
+    /// `{name: value, …}` by name, as expectations write them.
+    public var description: String {
+        "{" + pairs.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+    }
 
     public init(from decoder: any Decoder) throws {
         self.init(try [String: String](from: decoder))

@@ -15,6 +15,19 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         case defaultSession = "default-session"
         /// Begins a background task on leaving the foreground and never ends it.
         case neverEndsBackgroundTask = "never-ends-background-task"
+        /// Shows the default title whatever `photoTitle` the push named.
+        case ignoresPhotoTitle = "ignores-photo-title"
+        /// Moves finished downloads to `Documents/` instead of `Library/Caches/`.
+        case savesInDocuments = "saves-in-documents"
+        /// Does not recreate its background sessions at launch, so it never hears how a download ended
+        /// while it was not running (a force-quit's -999, for one).
+        case noSessionAtLaunch = "no-session-at-launch"
+        /// Plays the video from the server even when the downloaded file is there.
+        case playsRemoteURL = "plays-remote-url"
+        /// Does nothing when the user taps one of its notifications.
+        case ignoresNotificationTap = "ignores-notification-tap"
+        /// Asks for no presentation of its notifications while on screen (`willPresent` with []).
+        case noBanner = "no-banner"
     }
 
     let bugs: Set<Bug>
@@ -67,8 +80,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         UserNotificationCenter.current().delegate = self
         // Recreating the background session at launch is how the app hears about a download that
         // ended while it was not running (a force-quit's cancellation, for one).
-        _ = downloader(application)
-        let videos = videoDownloader(application)
+        if !bugs.contains(.noSessionAtLaunch) { _ = downloader(application) }
+        let videos = videoDownloader(application, recreatingSession: !bugs.contains(.noSessionAtLaunch))
         if launchOptions.reason == "user" {
             // The tutorial's first screen: the NASA TV video, to download or play.
             let downloaded = FileManager.default.fileExists(atPath: videos.destination.path)
@@ -106,7 +119,7 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             completionHandler(.noData)
             return
         }
-        photoTitle = userInfo["photoTitle"]?.stringValue
+        photoTitle = bugs.contains(.ignoresPhotoTitle) ? nil : userInfo["photoTitle"]?.stringValue
         fetchDailyPhoto(application, completionHandler: completionHandler)
     }
 
@@ -141,7 +154,7 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     ) {
         application.log("handleEventsForBackgroundURLSession \(identifier)")
         if !bugs.contains(.neverCallsEventsHandler) { backgroundSessionCompletionHandlers[identifier] = completionHandler }
-        _ = identifier == BackgroundDownloader.videoSession ? videoDownloader(application) : downloader(application)
+        (identifier == BackgroundDownloader.videoSession ? videoDownloader(application) : downloader(application)).recreateSession()
     }
 
     /// The video screen's buttons: Download, then Play (the local file once downloaded).
@@ -156,18 +169,18 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             videos.start(url: url)
             application.showUI(screen: "videos", title: "NASA TV", button: "Downloading")
         case "Play":
-            let local = FileManager.default.fileExists(atPath: videos.destination.path)
+            let local = FileManager.default.fileExists(atPath: videos.destination.path) && !bugs.contains(.playsRemoteURL)
             application.showUI(screen: "player", title: "NASA TV", playbackURL: local ? videos.destination.absoluteString : url.absoluteString)
         default:
             application.log("no button '\(button)' on this screen")
         }
     }
 
-    private func videoDownloader(_ application: Application) -> BackgroundDownloader {
+    private func videoDownloader(_ application: Application, recreatingSession: Bool = true) -> BackgroundDownloader {
         if let videoDownloader { return videoDownloader }
         let downloader = BackgroundDownloader(
             application: application, bugs: bugs, session: BackgroundDownloader.videoSession, folder: "com.razeware.videos",
-            fileName: "discovery.mp4")
+            fileName: "discovery.mp4", creatingSession: recreatingSession)
         downloader.onComplete = { error in
             if let error {
                 application.log("video download failed: \(Self.describe(error))")
@@ -238,7 +251,7 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         _ center: UserNotificationCenter, willPresent notification: DeliveredNotification,
         withCompletionHandler completionHandler: @escaping @MainActor (PresentationOption) -> Void
     ) {
-        completionHandler([.banner, .sound])
+        completionHandler(bugs.contains(.noBanner) ? [] : [.banner, .sound])
     }
 
     func userNotificationCenter(
@@ -246,9 +259,10 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         withCompletionHandler completionHandler: @escaping @MainActor () -> Void
     ) {
         let application = Application.shared!
+        guard !bugs.contains(.ignoresNotificationTap) else { return completionHandler() }
         application.log("notification tapped: \(notification.body ?? "")")
         // The tutorial's regular push: the tap opens the photo screen, which downloads the photo.
-        photoTitle = notification.userInfo["photoTitle"]?.stringValue
+        photoTitle = bugs.contains(.ignoresPhotoTitle) ? nil : notification.userInfo["photoTitle"]?.stringValue
         application.showUI(screen: "photo", title: photoTitle ?? Self.defaultPhotoTitle, button: "Downloading")
         if let base = environment["HARNESS_MEDIA_URL"], let url = URL(string: base + "/photos/dailyphoto.jpg") {
             downloader(application).start(url: url)

@@ -21,26 +21,45 @@ final class BackgroundDownloader: DeviceURLSessionDownloadDelegate {
     var onComplete: @MainActor ((any Error)?) -> Void = { _ in }
     /// Called when a background session's waiting events have all been delivered.
     var onEventsFinished: @MainActor () -> Void = {}
-    private var session: DeviceURLSession!
+    private let identifier: String
+    /// Created at once, or (the `no-session-at-launch` bug) by the first download.
+    private var session: DeviceURLSession?
     private var moveError: (any Error)?
 
-    init(application: Application, bugs: Set<AppDelegate.Bug>, session identifier: String, folder: String, fileName: String) {
+    init(
+        application: Application, bugs: Set<AppDelegate.Bug>, session identifier: String, folder: String, fileName: String,
+        creatingSession: Bool = true
+    ) {
         self.application = application
         self.bugs = bugs
         self.folder = folder
         self.fileName = fileName
+        self.identifier = identifier
+        if creatingSession { session = makeSession() }
+    }
+
+    private func makeSession() -> DeviceURLSession {
         // The buggy variant downloads in a default session, whose task dies with the app.
         let configuration: DeviceURLSessionConfiguration =
             bugs.contains(.defaultSession) ? .default : .background(withIdentifier: identifier)
-        session = DeviceURLSession(configuration: configuration, delegate: self)
+        return DeviceURLSession(configuration: configuration, delegate: self)
     }
 
-    var directoryPath: String { application.container.caches + "/" + folder }
+    var directoryPath: String {
+        bugs.contains(.savesInDocuments) ? application.container.documents + "/" + folder : application.container.caches + "/" + folder
+    }
     /// The finished file's place.
     var destination: URL { URL(fileURLWithPath: directoryPath).appendingPathComponent(fileName) }
 
+    /// Recreates the session if it is not there yet: how the app asks for the events waiting for it.
+    func recreateSession() {
+        if session == nil { session = makeSession() }
+    }
+
     func start(url: URL) {
         moveError = nil
+        let session = session ?? makeSession()
+        self.session = session
         session.downloadTask(with: url).resume()
     }
 

@@ -5,12 +5,21 @@ public enum HarnessCommand {
     public static var path: String { PackagePaths.binaries.appendingPathComponent("harness").path }
 
     /// Runs `harness` with `arguments`; fails with a hint when it has not been built.
+    ///
+    /// At most `HARNESS_TEST_RUNS` (default 6) run at once: the suites hold some ninety scenario runs,
+    /// each with its services and app processes, and started all together on two cores they starve
+    /// each other's timers (a 2 s expiry, a post-boot delay) until the scenarios' own timing breaks.
     public static func run(_ arguments: [String]) async throws -> ChildProcess {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw NotBuilt(path: path)
         }
+        await slots.acquire()
+        defer { Task { await slots.release() } }
         return try await ChildProcess.run(path, arguments, currentDirectory: PackagePaths.root)
     }
+
+    static let slots = RunSlots(
+        Int(ProcessInfo.processInfo.environment["HARNESS_TEST_RUNS"] ?? "").flatMap { $0 > 0 ? $0 : nil } ?? 6)
 
     /// Runs a catalogue scenario on free ports, without building the apps, with its report in a new
     /// folder; `arguments` go to `harness run` as well.
@@ -83,5 +92,29 @@ public enum ScenarioFixtures {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
         try Data(photo).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
         return root
+    }
+}
+
+/// A counting semaphore for async code: callers past the limit wait, first come first served.
+actor RunSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }
