@@ -1,3 +1,4 @@
+import DeviceProtocol
 import Foundation
 import HarnessTimeline
 
@@ -60,6 +61,9 @@ extension EventPattern {
             case .equals(let expected): return value == expected
             case .contains(let text): return value.contains(text)
             case .sha256OfFixture(let path): return fixtureDigest(path) == value
+            case .json(let subset):
+                guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else { return false }
+                return subset.matches(parsed)
             }
         }
     }

@@ -266,19 +266,32 @@ public enum ConfigurationLoader {
         var result: [String: AttributeMatch] = [:]
         for (key, value) in try reader.namedEntries() {
             if case .mapping = value.node {
-                let match = try value.mapping(known: ["sha256OfFixture", "contains"])
+                let match = try value.mapping(known: ["sha256OfFixture", "contains", "json"])
                 if let fixture = match["sha256OfFixture"], match.count == 1 {
                     result[key] = .sha256OfFixture(try fixture.string())
                 } else if let text = match["contains"], match.count == 1 {
                     result[key] = .contains(try text.string())
+                } else if let json = match["json"], match.count == 1 {
+                    guard case .mapping = json.node else {
+                        throw json.error("write the keys the JSON object must hold, as {json: {photoTitle: Nebula}}")
+                    }
+                    result[key] = .json(try readJSONSubset(json))
                 } else {
-                    throw value.error("write {sha256OfFixture: photos/dailyphoto.jpg} or {contains: text}")
+                    throw value.error(
+                        "write {sha256OfFixture: photos/dailyphoto.jpg}, {contains: text} or {json: {key: value}}")
                 }
             } else {
                 result[key] = .equals(try value.string())
             }
         }
         return result
+    }
+
+    private static func readJSONSubset(_ reader: YAMLReader) throws -> JSONSubset {
+        if case .mapping = reader.node {
+            return .object(try reader.namedEntries().map { (key: $0.0, value: try readJSONSubset($0.1)) })
+        }
+        return .scalar(try reader.string())
     }
 
     private static func readExpectation(_ reader: YAMLReader) throws -> Expectation {

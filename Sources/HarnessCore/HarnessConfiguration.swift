@@ -1,4 +1,5 @@
 import DeviceSimulator
+import DeviceProtocol
 import Foundation
 import MediaServer
 
@@ -219,12 +220,42 @@ public enum AttributeMatch: Sendable, CustomStringConvertible {
     case contains(String)
     /// The SHA-256 of a file under the media root, compared with the attribute.
     case sha256OfFixture(String)
+    /// The attribute is a JSON object (a push payload) holding these keys with these values, nested
+    /// objects alike; other keys may be there too.
+    case json(JSONSubset)
 
     public var description: String {
         switch self {
         case .equals(let value): value
         case .contains(let text): "contains \"\(text)\""
         case .sha256OfFixture(let path): "sha256 of \(path)"
+        case .json(let subset): "JSON with \(subset)"
+        }
+    }
+}
+
+/// Part of a JSON value that an expectation asks for: an object's keys, each with the value it must
+/// have; a scalar compares as written in YAML (`1` matches the number 1, `true` the boolean).
+public indirect enum JSONSubset: Sendable, CustomStringConvertible {
+    case object([(key: String, value: JSONSubset)])
+    case scalar(String)
+
+    public func matches(_ value: JSONValue) -> Bool {
+        switch (self, value) {
+        case (.object(let entries), .object(let object)):
+            return entries.allSatisfy { entry in object[entry.key].map { entry.value.matches($0) } ?? false }
+        case (.scalar(let expected), .string(let text)): return text == expected
+        case (.scalar(let expected), .bool(let flag)): return String(flag) == expected
+        case (.scalar(let expected), .number(let number)): return Double(expected) == number
+        case (.scalar(let expected), .null): return expected == "null" || expected == "~"
+        default: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .object(let entries): "{" + entries.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+        case .scalar(let text): text
         }
     }
 }

@@ -93,6 +93,30 @@ import Testing
     }
 }
 
+@Suite struct JSONMatchTests {
+    func matches(_ subset: JSONSubset, _ payload: String) -> Bool {
+        let pattern = EventPattern(kind: "device.push.received", attributes: ["payload": .json(subset)])
+        let event = TimelineEvent(
+            sequence: 1, elapsed: 0, date: Date(), kind: "device.push.received", source: "device",
+            attributes: ["payload": payload])
+        return pattern.matches(event, fixtureDigest: { _ in nil })
+    }
+
+    @Test func aSubsetOfNestedKeysMatchesWhateverElseIsThere() {
+        let wanted = JSONSubset.object([
+            (key: "photoTitle", value: .scalar("Nebula")), (key: "aps", value: .object([(key: "content-available", value: .scalar("1"))])),
+        ])
+        #expect(matches(wanted, #"{"aps":{"content-available":1,"sound":""},"photoTitle":"Nebula","extra":true}"#))
+        #expect(!matches(wanted, #"{"aps":{"content-available":0},"photoTitle":"Nebula"}"#), "a different number")
+        #expect(!matches(wanted, #"{"aps":{},"photoTitle":"Nebula"}"#), "a missing nested key")
+        #expect(!matches(wanted, #"{"aps":{"content-available":1},"photoTitle":"Orion"}"#), "a different string")
+        #expect(!matches(wanted, #"{"aps":{"content-available":1}, "photoTitle": "Nebula""#), "not JSON at all")
+        #expect(!matches(wanted, #""photoTitle: Nebula""#), "a JSON string, not an object")
+        #expect(matches(.object([(key: "mutable", value: .scalar("true"))]), #"{"mutable":true}"#))
+        #expect(!matches(.object([(key: "mutable", value: .scalar("true"))]), #"{"mutable":"yes"}"#))
+    }
+}
+
 enum VerdictFormatterProbe {
     static func explain(_ verdict: ChainVerdict, events: [TimelineEvent]) -> String {
         VerdictFormatter.explain(verdict, fileProblems: [], events: events)

@@ -180,4 +180,17 @@ import Testing
         let both = text.replacingOccurrences(of: "count: 1}", with: "count: 1, atMost: 3}")
         #expect(error(both)?.message.contains("either 'count' or 'atLeast'/'atMost'") == true)
     }
+
+    @Test func jsonMatchesReadNestedKeysAndSayWhereTheyAreWrong() throws {
+        let text = valid.replacingOccurrences(
+            of: "        - parse.push.accepted\n",
+            with: "        - device.push.received: {payload: {json: {photoTitle: Nebula, aps: {content-available: 1}}}}\n")
+        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first")).expectation
+        #expect(expectation.chain[0].description == "device.push.received {payload: JSON with {photoTitle: Nebula, aps: {content-available: 1}}}")
+        let scalar = valid.replacingOccurrences(
+            of: "        - parse.push.accepted\n", with: "        - device.push.received: {payload: {json: Nebula}}\n")
+        let problem = try #require(error(scalar))
+        #expect(problem.description.contains("harness.yml:23:50"), "\(problem)")
+        #expect(problem.message.contains("write the keys the JSON object must hold"), "\(problem)")
+    }
 }
