@@ -4,7 +4,8 @@ import Logging
 
 /// Runs several scenarios — the whole catalogue, a shard of it — one after the other or `parallel` at
 /// a time, each with its own services and report folder under `reportDirectory`, and writes the batch's
-/// `junit.xml` (a test case per scenario) and `summary.json` there.
+/// `junit.xml` (a test case per scenario), `summary.json` and `index.html` (linking each scenario's
+/// report.html) there.
 public struct BatchRunner: Sendable {
     public var configuration: HarnessConfiguration
     public var baseDirectory: URL
@@ -129,6 +130,8 @@ public struct BatchRunner: Sendable {
             try RunReport.junit(results, time: seconds).write(
                 to: reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
             try encoder.encode(summary).write(to: reportDirectory.appendingPathComponent("summary.json"))
+            try HTMLReport.batchIndex(results, seconds: seconds, parallel: parallel).write(
+                to: reportDirectory.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
         } catch {
             output("could not write the batch report into \(reportDirectory.path): \(error)")
         }

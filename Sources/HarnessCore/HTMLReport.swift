@@ -35,6 +35,47 @@ enum HTMLReport {
             """
     }
 
+    /// A batch's `index.html`: a line per scenario with its outcome, time and verdict, linking to the
+    /// scenario's own report.
+    static func batchIndex(_ results: [RunResult], seconds: Double, parallel: Int) -> String {
+        let passed = results.filter { $0.outcome == .passed }.count
+        let rows = results.map { result in
+            let label = result.outcome.label
+            let message: String
+            switch result.outcome {
+            case .failed(let text), .setupError(let text): message = text
+            case .passed, .interrupted: message = ""
+            }
+            let name = escape(result.scenario)
+            return "<tr class=\"\(label == "PASS" ? "seen" : "missing")\"><td>\(label)</td>"
+                + "<td><a href=\"\(name)/report.html\">\(name)</a></td><td>\(String(format: "%.1f s", result.seconds))</td>"
+                + "<td>\(escape(message))</td></tr>"
+        }.joined(separator: "\n")
+        return """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <title>\(passed) of \(results.count) passed · harness batch</title>
+            <style>\(style)</style>
+            </head>
+            <body>
+            <header class="\(passed == results.count ? "pass" : "fail")">
+            <h1><span class="outcome">\(passed) of \(results.count)</span> scenarios passed</h1>
+            <p>\(String(format: "%.1f", seconds)) s, \(parallel) at a time</p>
+            </header>
+            <table class="chain batch">
+            <thead><tr><th>outcome</th><th>scenario</th><th>time</th><th>verdict</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+            </body>
+            </html>
+
+            """
+    }
+
     /// Which events the verdict points at: the chain's links (numbered) and the forbidden ones.
     struct Marks {
         var linkNumber: [Int: Int] = [:]
@@ -129,7 +170,7 @@ enum HTMLReport {
 
     static func number(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    private static let style = """
+    static let style = """
         body { font: 14px/1.4 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #1d1d1f; }
         header { border-left: 8px solid; padding: 4px 16px; margin-bottom: 16px; }
         header.pass { border-color: #2e8540; } header.fail { border-color: #c62828; }

@@ -24,6 +24,12 @@ import Testing
             let output = try String(contentsOf: reports.appendingPathComponent("\(name)/output.txt"), encoding: .utf8)
             #expect(output.contains("Chain:"), "each scenario's own lines are kept: \(name)")
             #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("\(name)/report.json").path))
+            #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("\(name)/report.html").path))
+        }
+        let index = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(index.contains("\(shard.count) of \(shard.count)</span> scenarios passed"), "\(index)")
+        for name in shard {
+            #expect(index.contains("<td>PASS</td><td><a href=\"\(name)/report.html\">\(name)</a></td>"), "\(name) in \(index)")
         }
         let summary = try #require(
             JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json"))) as? [String: Any])
