@@ -15,10 +15,20 @@ public final class DeviceGateway: Sendable {
         var record: DeviceRecord
         var online: Bool
         var deliver: Deliver?
-        /// The newest undelivered notification per topic, with the task that expires it.
-        var stored: [String: (notification: AcceptedNotification, expiry: Task<Void, Never>)] = [:]
+        /// The newest undelivered notification per topic.
+        var stored: [String: Stored] = [:]
         /// Notifications held for the coalescing window, per topic.
         var coalescing: [String: AcceptedNotification] = [:]
+    }
+
+    /// A stored notification, its expiry, and the timer of its device and topic. The timer outlives
+    /// replacements: a newer notification that expires no sooner keeps it, and it sleeps again when it
+    /// wakes before the newest one's time. A push per request to an offline device then costs no task.
+    struct Stored {
+        var notification: AcceptedNotification
+        var expiresAt: Date
+        var timer: Task<Void, Never>
+        var timerFiresAt: Date
     }
 
     private let devices = LockedState<[String: Device]>([:])
@@ -76,7 +86,7 @@ public final class DeviceGateway: Sendable {
             var due: [AcceptedNotification] = []
             if online {
                 for (_, entry) in device.stored.sorted(by: { $0.value.notification.apnsId < $1.value.notification.apnsId }) {
-                    entry.expiry.cancel()
+                    entry.timer.cancel()
                     due.append(entry.notification)
                 }
                 device.stored.removeAll()
@@ -97,7 +107,7 @@ public final class DeviceGateway: Sendable {
             return Array(devices.values)
         }
         for device in all {
-            for entry in device.stored.values { entry.expiry.cancel() }
+            for entry in device.stored.values { entry.timer.cancel() }
         }
     }
 
@@ -130,14 +140,17 @@ public final class DeviceGateway: Sendable {
             let expiresAt = notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
                 ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))
             guard expiresAt > now else { return .discard("apns-expiration already passed") }
-            let previous = devices[token]?.stored.removeValue(forKey: notification.topic)
-            previous?.expiry.cancel()
-            let expiry = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(expiresAt.timeIntervalSince(now)))
-                guard !Task.isCancelled else { return }
-                self?.expire(notification)
+            let topic = notification.topic
+            let previous = devices[token]?.stored[topic]
+            var timer = previous?.timer
+            var firesAt = previous?.timerFiresAt ?? expiresAt
+            if timer == nil || firesAt > expiresAt {
+                timer?.cancel()
+                timer = expiryTimer(token: token, topic: topic, at: expiresAt)
+                firesAt = expiresAt
             }
-            devices[token]?.stored[notification.topic] = (notification, expiry)
+            devices[token]?.stored[topic] = Stored(
+                notification: notification, expiresAt: expiresAt, timer: timer!, timerFiresAt: firesAt)
             return .store(replacing: previous?.notification)
         }
         switch decision {
@@ -168,15 +181,44 @@ public final class DeviceGateway: Sendable {
         }
     }
 
-    private func expire(_ notification: AcceptedNotification) {
-        let removed = devices.withLock { devices -> Bool in
-            guard devices[notification.deviceToken]?.stored[notification.topic]?.notification.apnsId == notification.apnsId
-            else { return false }
-            devices[notification.deviceToken]?.stored[notification.topic] = nil
-            return true
+    /// Sleeps until `date`, then expires what is stored for the device and topic if its time has come,
+    /// or sleeps again until the newer notification's time.
+    private func expiryTimer(token: String, topic: String, at date: Date) -> Task<Void, Never> {
+        Task { [weak self] in
+            var wake = date
+            while true {
+                try? await Task.sleep(for: .seconds(max(0, wake.timeIntervalSinceNow)))
+                guard !Task.isCancelled, let self else { return }
+                guard let later = self.expireIfDue(token: token, topic: topic) else { return }
+                wake = later
+            }
         }
-        if removed {
+    }
+
+    /// Expires the stored notification if it is due; returns when to look again if it is not.
+    private func expireIfDue(token: String, topic: String, now: Date = Date()) -> Date? {
+        enum Check {
+            case expired(AcceptedNotification)
+            case later(Date)
+            case gone
+        }
+        let check = devices.withLock { devices -> Check in
+            guard let entry = devices[token]?.stored[topic] else { return .gone }
+            guard entry.expiresAt <= now else {
+                devices[token]?.stored[topic]?.timerFiresAt = entry.expiresAt
+                return .later(entry.expiresAt)
+            }
+            devices[token]?.stored[topic] = nil
+            return .expired(entry.notification)
+        }
+        switch check {
+        case .expired(let notification):
             log(notification, record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]))
+            return nil
+        case .later(let date):
+            return date
+        case .gone:
+            return nil
         }
     }
 

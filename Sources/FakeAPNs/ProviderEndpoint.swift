@@ -31,8 +31,8 @@ final class ProviderEndpoint: Sendable {
     }
 
     func handle(_ request: ProviderRequest, connection: ProviderConnection) -> Answer {
-        let environment = Self.environment(
-            authority: request.first(":authority") ?? request.first("host"), default: connection.environment)
+        let fields = request.fields
+        let environment = Self.environment(authority: fields.authority ?? fields.host, default: connection.environment)
         let verifier = verifier
         var outcome: Result<AcceptedNotification, APNsReason>
         switch connection.credential {
@@ -40,10 +40,13 @@ final class ProviderEndpoint: Sendable {
             outcome = .failure(.badCertificate)
         case .certificate(let certificate):
             outcome = validator.validate(
-                request, environment: environment, certificate: certificate, newId: { connection.messageIds.make() }
+                request, fields: fields, environment: environment, certificate: certificate,
+                newId: { connection.messageIds.make() }
             ) { _ in nil }
         case .token, nil:
-            outcome = validator.validate(request, environment: environment, newId: { connection.messageIds.make() }) {
+            outcome = validator.validate(
+                request, fields: fields, environment: environment, newId: { connection.messageIds.make() }
+            ) {
                 token in
                 if case .failure(let reason) = connection.state.authenticate(
                     token, environment: environment, verifier: verifier)
@@ -63,7 +66,7 @@ final class ProviderEndpoint: Sendable {
         switch outcome {
         case .success(let notification): apnsId = notification.apnsId
         // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
-        case .failure: apnsId = request.first("apns-id") ?? connection.messageIds.make()
+        case .failure: apnsId = fields.id ?? connection.messageIds.make()
         }
         switch outcome {
         case .success(let notification):
@@ -79,7 +82,7 @@ final class ProviderEndpoint: Sendable {
             log.append(request, apnsId: apnsId, outcome: outcome)
             timeline.publish(
                 .apnsRejected, source: "apns",
-                ["apnsId": apnsId, "path": request.first(":path") ?? "", "status": "\(reason.status)", "reason": reason.reason])
+                ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(reason.status)", "reason": reason.reason])
         }
         return Answer(apnsId: apnsId, outcome: outcome, delay: delay)
     }

@@ -13,6 +13,57 @@ public struct ProviderRequest: Sendable {
 
     public func values(_ name: String) -> [String] { headers.filter { $0.name == name }.map(\.value) }
     public func first(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+
+    /// The fields the provider API reads, each its first value, found in one pass over the headers.
+    struct Fields {
+        var method: String?
+        var path: String?
+        var authority: String?
+        var host: String?
+        var authorization: String?
+        var topic: String?
+        var pushType: String?
+        var priority: String?
+        var expiration: String?
+        var id: String?
+        var collapseId: String?
+        /// A regular (not pseudo) header came more than once.
+        var duplicated = false
+    }
+
+    var fields: Fields {
+        var fields = Fields()
+        var repeated = false
+        for (index, (name, value)) in headers.enumerated() {
+            switch name {
+            case ":method": _ = Self.keepFirst(&fields.method, value)
+            case ":path": _ = Self.keepFirst(&fields.path, value)
+            case ":authority": _ = Self.keepFirst(&fields.authority, value)
+            case ":scheme": break
+            case "host": repeated = Self.keepFirst(&fields.host, value) || repeated
+            case "authorization": repeated = Self.keepFirst(&fields.authorization, value) || repeated
+            case "apns-topic": repeated = Self.keepFirst(&fields.topic, value) || repeated
+            case "apns-push-type": repeated = Self.keepFirst(&fields.pushType, value) || repeated
+            case "apns-priority": repeated = Self.keepFirst(&fields.priority, value) || repeated
+            case "apns-expiration": repeated = Self.keepFirst(&fields.expiration, value) || repeated
+            case "apns-id": repeated = Self.keepFirst(&fields.id, value) || repeated
+            case "apns-collapse-id": repeated = Self.keepFirst(&fields.collapseId, value) || repeated
+            default:
+                // Other headers (user-agent, content-length) are few: look back for an earlier one.
+                guard !name.hasPrefix(":") else { continue }
+                if headers[..<index].contains(where: { $0.name == name }) { repeated = true }
+            }
+        }
+        fields.duplicated = repeated
+        return fields
+    }
+
+    /// Keeps the first value of a field; true when there already was one.
+    private static func keepFirst(_ slot: inout String?, _ value: String) -> Bool {
+        guard slot == nil else { return true }
+        slot = value
+        return false
+    }
 }
 
 /// A request APNs accepted: what it will deliver.

@@ -49,10 +49,20 @@ public struct ProviderRequestValidator: Sendable {
         _ request: ProviderRequest, environment: String, certificate: ProviderCertificate? = nil,
         newId: (() -> String)? = nil, authenticate: (String) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
+        validate(
+            request, fields: request.fields, environment: environment, certificate: certificate, newId: newId,
+            authenticate: authenticate)
+    }
+
+    /// As above, with the request's fields already read.
+    func validate(
+        _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String,
+        certificate: ProviderCertificate? = nil, newId: (() -> String)? = nil, authenticate: (String) -> APNsReason?
+    ) -> Result<AcceptedNotification, APNsReason> {
         do {
             return .success(
                 try accept(
-                    request, environment: environment, certificate: certificate, newId: newId ?? makeId,
+                    request, fields: fields, environment: environment, certificate: certificate, newId: newId ?? makeId,
                     authenticate: authenticate))
         } catch let reason as APNsReason {
             return .failure(reason)
@@ -62,11 +72,11 @@ public struct ProviderRequestValidator: Sendable {
     }
 
     private func accept(
-        _ request: ProviderRequest, environment: String, certificate: ProviderCertificate?, newId: () -> String,
-        authenticate: (String) -> APNsReason?
+        _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String, certificate: ProviderCertificate?,
+        newId: () -> String, authenticate: (String) -> APNsReason?
     ) throws -> AcceptedNotification {
-        guard request.first(":method") == "POST" else { throw APNsReason.methodNotAllowed }
-        let path = request.first(":path") ?? ""
+        guard fields.method == "POST" else { throw APNsReason.methodNotAllowed }
+        let path = fields.path ?? ""
         guard path.hasPrefix("/3/device/") else { throw APNsReason.badPath }
         let rawToken = String(path.dropFirst("/3/device/".count))
         guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
@@ -75,7 +85,7 @@ public struct ProviderRequestValidator: Sendable {
             // With a certificate, the authorization header is ignored.
             guard certificate.environments.contains(environment) else { throw APNsReason.badCertificateEnvironment }
         } else {
-            guard let authorization = request.first("authorization"), let token = Self.bearerToken(authorization) else {
+            guard let authorization = fields.authorization, let token = Self.bearerToken(authorization) else {
                 throw APNsReason.missingProviderToken
             }
             if let refusal = authenticate(token) { throw refusal }
@@ -88,7 +98,7 @@ public struct ProviderRequestValidator: Sendable {
             let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
         // A certificate's own bundle id is the default topic.
-        guard let topic = request.first("apns-topic").flatMap({ $0.isEmpty ? nil : $0 }) ?? certificate?.bundleId else {
+        guard let topic = fields.topic.flatMap({ $0.isEmpty ? nil : $0 }) ?? certificate?.bundleId else {
             throw APNsReason.missingTopic
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
@@ -96,14 +106,12 @@ public struct ProviderRequestValidator: Sendable {
         guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
 
         // Headers.
-        for (index, field) in request.headers.enumerated() where !field.name.hasPrefix(":") {
-            if request.headers[..<index].contains(where: { $0.name == field.name }) { throw APNsReason.duplicateHeaders }
-        }
-        let pushType = request.first("apns-push-type") ?? "alert"
+        if fields.duplicated { throw APNsReason.duplicateHeaders }
+        let pushType = fields.pushType ?? "alert"
         guard Self.pushTypes.contains(pushType) else { throw APNsReason.invalidPushType }
         guard suffix == Self.topicSuffixes[pushType, default: ""] else { throw APNsReason.badTopic }
         let priority: Int
-        switch request.first("apns-priority") {
+        switch fields.priority {
         case nil: priority = 10
         case let value?:
             guard let number = Int(value), [1, 5, 10].contains(number) else { throw APNsReason.badPriority }
@@ -112,18 +120,18 @@ public struct ProviderRequestValidator: Sendable {
         // "Always use priority 5 [for background]. Using priority 10 is an error." Apple names no reason.
         if pushType == "background", priority == 10 { throw APNsReason.badPriority }
         var expiration: Int?
-        if let value = request.first("apns-expiration") {
+        if let value = fields.expiration {
             guard let seconds = Int(value), seconds >= 0 else { throw APNsReason.badExpirationDate }
             expiration = seconds
         }
         let apnsId: String
-        if let given = request.first("apns-id") {
+        if let given = fields.id {
             guard UUID(uuidString: given) != nil else { throw APNsReason.badMessageId }
             apnsId = given
         } else {
             apnsId = newId()
         }
-        let collapseId = request.first("apns-collapse-id")
+        let collapseId = fields.collapseId
         if let collapseId, collapseId.utf8.count > 64 { throw APNsReason.badCollapseId }
 
         // Payload.
