@@ -131,6 +131,9 @@ public final class FakeAPNsServer: Service, Sendable {
                         HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
                         HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
                     ]
+                    // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck),
+                    // in one pass, and writes only well-formed responses.
+                    settings.headerBlockValidation = .disabled
                     try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
                     try pipeline.addHandler(
                         ProviderConnectionHandler(endpoint: endpoint, connection: ProviderConnection(environment: environment)))

@@ -44,7 +44,11 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         let stream = frame.streamID
         switch frame.payload {
         case .headers(let headers):
-            // HTTP/2 field names are lowercase: NIOHTTP2 refuses a header block with an uppercase one.
+            // A second block on a stream is its trailers.
+            if let problem = RequestHeaderCheck.problem(headers.headers, trailers: pending[stream] != nil) {
+                reset(stream, because: problem, context: context)
+                return
+            }
             pending[stream, default: PendingRequest()].headers.append(
                 contentsOf: headers.headers.map { (name: $0.name, value: $0.value) })
             if headers.endStream { respond(on: stream, context: context) }
@@ -100,6 +104,14 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         } else {
             context.close(promise: nil)
         }
+    }
+
+    /// Ends a stream whose request is malformed with RST_STREAM PROTOCOL_ERROR (RFC 9113 section 8.1.1);
+    /// the connection goes on.
+    private func reset(_ stream: HTTP2StreamID, because problem: String, context: ChannelHandlerContext) {
+        pending[stream] = nil
+        endpoint.malformed(problem, stream: stream)
+        write(HTTP2Frame(streamID: stream, payload: .rstStream(.protocolError)), context: context)
     }
 
     private func respond(on stream: HTTP2StreamID, context: ChannelHandlerContext) {

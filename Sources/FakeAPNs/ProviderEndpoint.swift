@@ -1,5 +1,6 @@
 import Foundation
 import HarnessTimeline
+import NIOHTTP2
 
 /// The provider API's decisions, shared by every connection: validate, apply injected faults, record,
 /// hand to the gateway.
@@ -85,6 +86,12 @@ final class ProviderEndpoint: Sendable {
                 ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(reason.status)", "reason": reason.reason])
         }
         return Answer(apnsId: apnsId, outcome: outcome, delay: delay)
+    }
+
+    /// A request whose header block broke HTTP/2's rules: its stream was reset before the provider API
+    /// saw it.
+    func malformed(_ problem: String, stream: HTTP2StreamID) {
+        timeline.publish("apns.request.malformed", source: "apns", ["stream": "\(stream)", "problem": problem])
     }
 
     /// Apple's host names decide the environment; any other authority (localhost, an IP) gets the

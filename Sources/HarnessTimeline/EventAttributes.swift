@@ -10,10 +10,10 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 
     private var pairs: [Element]
 
+    /// The names must differ, as in a dictionary literal (checked in debug builds).
     public init(dictionaryLiteral elements: (String, String)...) {
-        pairs = []
-        pairs.reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
+        pairs = elements.map { (key: $0.0, value: $0.1) }
+        assert(Set(pairs.map(\.key)).count == pairs.count, "an event attribute named twice: \(pairs.map(\.key))")
     }
 
     public init(_ dictionary: [String: String]) {

@@ -8,6 +8,8 @@ import Foundation
 /// already published, so a subscriber can never miss an event that raced its subscription.
 public final class Timeline: Sendable {
     private struct State {
+        /// With a retention: the generation before `events`, dropped whole when `events` fills up.
+        var older: [TimelineEvent] = []
         var events: [TimelineEvent] = []
         /// How many events were ever published, including those no longer kept.
         var published = 0
@@ -33,28 +35,38 @@ public final class Timeline: Sendable {
     public func publish(_ kind: EventKind, source: String, _ attributes: EventAttributes = [:]) -> TimelineEvent {
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return state.withLock { state in
+        var forgotten: [TimelineEvent] = []
+        let event = state.withLock { state in
             state.published += 1
             let event = TimelineEvent(
                 sequence: state.published, elapsed: seconds, date: startDate.addingTimeInterval(seconds), kind: kind,
                 source: source,
                 attributes: attributes)
             state.events.append(event)
-            // Dropping in halves keeps the cost of forgetting constant per event.
-            if let retention, state.events.count >= 2 * retention { state.events.removeFirst(retention) }
+            // Forgetting a whole generation at a time keeps its cost constant per event; the events are
+            // freed after the lock is released, so other publishers do not wait for it.
+            if let retention, state.events.count >= retention {
+                forgotten = state.older
+                state.older = state.events
+                state.events = []
+                state.events.reserveCapacity(retention)
+            }
             for continuation in state.subscribers.values { continuation.yield(event) }
             return event
         }
+        forgotten = []
+        return event
     }
 
     /// Everything published so far, in order (the newest `retention` or more, when limited).
-    public var events: [TimelineEvent] { state.withLock { $0.events } }
+    public var events: [TimelineEvent] { state.withLock { $0.older + $0.events } }
 
     /// A stream of every event, past and future, ending when ``finish()`` is called.
     public func subscribe() -> AsyncStream<TimelineEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
         let id = UUID()
         state.withLock { state in
+            for event in state.older { continuation.yield(event) }
             for event in state.events { continuation.yield(event) }
             if state.finished {
                 continuation.finish()

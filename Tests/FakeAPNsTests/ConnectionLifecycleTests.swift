@@ -20,6 +20,24 @@ import Testing
         }
     }
 
+    /// RFC 9113 section 8.2: a malformed header block ends its stream with PROTOCOL_ERROR (1); the
+    /// connection goes on, and answers a well-formed request after them (403: it has no token).
+    @Test func malformedHeaderBlocksResetTheirStreamAndNothingElse() async throws {
+        try await FakeAPNsServer.withServer { apns in
+            let script = PackagePaths.root.appendingPathComponent("Tests/Conformance/malformed_headers.py").path
+            let result = try await ChildProcess.run(PackagePaths.python, [script, "\(apns.port)", apns.caFile.path])
+            #expect(result.status == 0, "\(result.transcript)")
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            let malformed = [
+                "uppercase-name", "connection-header", "transfer-encoding", "te-not-trailers", "pseudo-after-regular",
+                "unknown-pseudo", "repeated-pseudo", "no-path", "no-method", "empty-path", "space-in-name",
+                "newline-in-value", "value-with-leading-space",
+            ]
+            #expect(lines == malformed.map { "reset \($0) 1" } + ["answered well-formed 403", "done"], "\(result.transcript)")
+            #expect(apns.log.entries().count == 1, "only the well-formed request reached the provider API")
+        }
+    }
+
     @Test func anIdleConnectionGetsIdleTimeout() async throws {
         try await FakeAPNsServer.withServer(configure: { $0.idleTimeout = .milliseconds(300) }) { apns in
             let session = try RunningChild(PackagePaths.python, [script, "\(apns.port)", apns.caFile.path])

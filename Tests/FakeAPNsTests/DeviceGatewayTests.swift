@@ -45,7 +45,7 @@ import Testing
     /// A stored notification replaced by a newer one expires at the newer one's time, whether that is
     /// later (the device's timer wakes, finds it not due and sleeps again) or sooner (the timer is
     /// moved up).
-    @Test(arguments: [(2, 4), (30, 2)])
+    @Test(arguments: [(5, 10), (60, 5)])
     func aReplacementExpiresAtItsOwnTime(firstIn: Int, secondIn: Int) async throws {
         let (server, timeline) = try await start()
         let token = server.gateway.register(topic: "com.example.app") { _ in }
