@@ -26,6 +26,13 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     private struct PendingRequest {
         var headers: [(name: String, value: String)] = []
         var body = ByteBuffer()
+
+        /// Keeps the body's bytes up to ``maximumBodySize``; beyond, they are read and dropped.
+        mutating func append(_ bytes: inout ByteBuffer) {
+            if body.readableBytes + bytes.readableBytes <= ProviderConnectionHandler.maximumBodySize {
+                body.writeBuffer(&bytes)
+            }
+        }
     }
 
     private let endpoint: ProviderEndpoint
@@ -45,19 +52,32 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         switch frame.payload {
         case .headers(let headers):
             // A second block on a stream is its trailers.
-            if let problem = RequestHeaderCheck.problem(headers.headers, trailers: pending[stream] != nil) {
+            let trailers = pending[stream] != nil
+            if let problem = RequestHeaderCheck.problem(headers.headers, trailers: trailers) {
                 reset(stream, because: problem, context: context)
                 return
             }
-            pending[stream, default: PendingRequest()].headers.append(
-                contentsOf: headers.headers.map { (name: $0.name, value: $0.value) })
-            if headers.endStream { respond(on: stream, context: context) }
-        case .data(let data):
-            guard case .byteBuffer(var bytes) = data.data, pending[stream] != nil else { return }
-            if pending[stream]!.body.readableBytes + bytes.readableBytes <= Self.maximumBodySize {
-                pending[stream]!.body.writeBuffer(&bytes)
+            let fields = headers.headers.map { (name: $0.name, value: $0.value) }
+            if !trailers, headers.endStream {
+                // A request with no body (a GET, say) is answered without being kept.
+                respond(PendingRequest(headers: fields), on: stream, context: context)
+            } else if trailers {
+                pending[stream]!.headers.append(contentsOf: fields)
+                if headers.endStream, let request = pending.removeValue(forKey: stream) {
+                    respond(request, on: stream, context: context)
+                }
+            } else {
+                pending[stream] = PendingRequest(headers: fields)
             }
-            if data.endStream { respond(on: stream, context: context) }
+        case .data(let data):
+            guard case .byteBuffer(var bytes) = data.data else { return }
+            if data.endStream {
+                guard var request = pending.removeValue(forKey: stream) else { return }
+                request.append(&bytes)
+                respond(request, on: stream, context: context)
+            } else {
+                pending[stream]?.append(&bytes)
+            }
         case .rstStream:
             pending[stream] = nil
         default:
@@ -74,7 +94,12 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The most frequent first: each stream is created and closed, and its window may move.
         switch event {
+        case is NIOHTTP2StreamCreatedEvent:
+            break
+        case let closed as StreamClosedEvent:
+            pending[closed.streamID] = nil
         case let window as NIOHTTP2WindowUpdatedEvent:
             // Reopen a receive window once half of it is used: the connection's always, a stream's while
             // its request is still arriving.
@@ -85,10 +110,6 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
                     HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: Self.receiveWindow - size)),
                     context: context)
             }
-        case let closed as StreamClosedEvent:
-            pending[closed.streamID] = nil
-        case is NIOHTTP2StreamCreatedEvent:
-            break
         default:
             // The stream events above are this handler's alone; an idle timeout goes on to
             // ConnectionGoAway.
@@ -114,8 +135,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         write(HTTP2Frame(streamID: stream, payload: .rstStream(.protocolError)), context: context)
     }
 
-    private func respond(on stream: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard let received = pending.removeValue(forKey: stream) else { return }
+    private func respond(_ received: PendingRequest, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
         let request = ProviderRequest(headers: received.headers, body: Data(received.body.readableBytesView))
         if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
@@ -137,7 +157,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         // Identifiers are new in every answer: HPACK would only churn its dynamic table indexing them.
         switch answer.outcome {
         case .success:
-            var headers = HPACKHeaders([(":status", "200")])
+            var headers = HPACKHeaders()
+            headers.reserveCapacity(3)
+            headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
             if connection.environment == "sandbox" {
                 headers.add(name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
