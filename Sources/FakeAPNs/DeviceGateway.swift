@@ -240,7 +240,7 @@ public final class DeviceGateway: Sendable {
             .apnsDelivered, source: "apns",
             [
                 "apnsId": notification.apnsId, "deviceToken": notification.deviceToken,
-                "priority": "\(notification.priority)", "stored": "\(wasStored)",
+                "priority": String(notification.priority), "stored": wasStored ? "true" : "false",
                 "collapseId": notification.collapseId ?? "",
             ])
         deliver(notification)

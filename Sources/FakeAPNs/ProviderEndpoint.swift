@@ -75,7 +75,7 @@ final class ProviderEndpoint: Sendable {
                 .apnsAccepted, source: "apns",
                 [
                     "apnsId": apnsId, "deviceToken": notification.deviceToken, "topic": notification.topic,
-                    "pushType": notification.pushType, "priority": "\(notification.priority)",
+                    "pushType": notification.pushType, "priority": String(notification.priority),
                     "environment": environment, "payload": notification.payload,
                 ])
             log.append(request, apnsId: apnsId, outcome: outcome, fate: gateway.accept(notification))

@@ -103,7 +103,9 @@ public struct ProviderRequestValidator: Sendable {
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
         let suffix = Self.topicSuffixes.values.first { topic.utf8.reversed().starts(with: $0.utf8.reversed()) } ?? ""
-        guard String(topic.dropLast(suffix.count)) == record.topic else { throw APNsReason.deviceTokenNotForTopic }
+        guard topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8) else {
+            throw APNsReason.deviceTokenNotForTopic
+        }
 
         // Headers.
         if fields.duplicated { throw APNsReason.duplicateHeaders }
@@ -148,7 +150,10 @@ public struct ProviderRequestValidator: Sendable {
             throw APNsReason.unregistered(at: Int64(unregisteredAt.timeIntervalSince1970 * 1000))
         }
         return AcceptedNotification(
-            apnsId: apnsId, deviceToken: deviceToken, topic: record.topic, pushType: pushType, priority: priority,
+            // The request's own string when it is the app's topic: the record's is shared by every
+            // connection, and each copy of it would move its reference count between the cores.
+            apnsId: apnsId, deviceToken: deviceToken, topic: suffix.isEmpty ? topic : record.topic, pushType: pushType,
+            priority: priority,
             expiration: expiration, collapseId: collapseId, payload: String(decoding: request.body, as: UTF8.self))
     }
 
