@@ -19,14 +19,19 @@ public struct ProviderConnectionState: Sendable {
     public var isAuthenticated: Bool { boundKeyId != nil }
 
     /// Checks `token` for a request arriving at an endpoint of `environment`.
-    public mutating func authenticate(
-        _ token: String, environment: String, verifier: ProviderTokenVerifier, now: Date = Date()
+    public mutating func authenticate<Token: StringProtocol>(
+        _ token: Token, environment: String, verifier: ProviderTokenVerifier, now: Date = Date()
     ) -> Result<ProviderTokenVerifier.Claims, APNsReason> {
         let claims: ProviderTokenVerifier.Claims
         if let current, current.token == token {
+            // The same token as before, on every request but the first after a refresh: kept as it is.
             claims = current.claims
+            guard now.timeIntervalSince1970 - claims.issuedAt <= Self.maximumTokenAge else {
+                return .failure(.expiredProviderToken)
+            }
+            return .success(claims)
         } else {
-            switch verifier.verify(token) {
+            switch verifier.verify(String(token)) {
             case .failure(let reason): return .failure(reason)
             case .success(let verified): claims = verified
             }
@@ -41,7 +46,7 @@ public struct ProviderConnectionState: Sendable {
         guard now.timeIntervalSince1970 - claims.issuedAt <= Self.maximumTokenAge else {
             return .failure(.expiredProviderToken)
         }
-        current = (token, claims)
+        current = (String(token), claims)
         boundKeyId = claims.keyId
         return .success(claims)
     }

@@ -47,7 +47,7 @@ public struct ProviderRequestValidator: Sendable {
     ///   - authenticate: checks the bearer token (the connection's rules); nil when it is accepted.
     public func validate(
         _ request: ProviderRequest, environment: String, certificate: ProviderCertificate? = nil,
-        newId: (() -> String)? = nil, authenticate: (String) -> APNsReason?
+        newId: (() -> String)? = nil, authenticate: (Substring) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
         validate(
             request, fields: request.fields, environment: environment, certificate: certificate, newId: newId,
@@ -57,7 +57,7 @@ public struct ProviderRequestValidator: Sendable {
     /// As above, with the request's fields already read.
     func validate(
         _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String,
-        certificate: ProviderCertificate? = nil, newId: (() -> String)? = nil, authenticate: (String) -> APNsReason?
+        certificate: ProviderCertificate? = nil, newId: (() -> String)? = nil, authenticate: (Substring) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
         do {
             return .success(
@@ -73,7 +73,7 @@ public struct ProviderRequestValidator: Sendable {
 
     private func accept(
         _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String, certificate: ProviderCertificate?,
-        newId: () -> String, authenticate: (String) -> APNsReason?
+        newId: () -> String, authenticate: (Substring) -> APNsReason?
     ) throws -> AcceptedNotification {
         guard fields.method == "POST" else { throw APNsReason.methodNotAllowed }
         let path = fields.path ?? ""
@@ -85,17 +85,20 @@ public struct ProviderRequestValidator: Sendable {
             // With a certificate, the authorization header is ignored.
             guard certificate.environments.contains(environment) else { throw APNsReason.badCertificateEnvironment }
         } else {
-            guard let authorization = fields.authorization, let token = Self.bearerToken(authorization) else {
+            guard let authorization = fields.authorization, let token = Self.bearerTokenSlice(authorization) else {
                 throw APNsReason.missingProviderToken
             }
             if let refusal = authenticate(token) { throw refusal }
         }
 
         // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
-        let deviceToken = rawToken.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
-            ? rawToken.lowercased() : rawToken
-        guard deviceToken.utf8.allSatisfy(Self.isHexDigit), deviceToken.utf8.count.isMultiple(of: 2),
-            let record = device(deviceToken), record.environment == environment
+        let deviceToken: String
+        switch Self.hexDigits(rawToken) {
+        case .lowercase: deviceToken = rawToken
+        case .mixedCase: deviceToken = rawToken.lowercased()
+        case .notHex: throw APNsReason.badDeviceToken
+        }
+        guard deviceToken.utf8.count.isMultiple(of: 2), let record = device(deviceToken), record.environment == environment
         else { throw APNsReason.badDeviceToken }
         // A certificate's own bundle id is the default topic.
         guard let topic = fields.topic.flatMap({ $0.isEmpty ? nil : $0 }) ?? certificate?.bundleId else {
@@ -159,15 +162,34 @@ public struct ProviderRequestValidator: Sendable {
 
     /// The token of an `authorization: bearer <token>` header (the scheme in any case); nil otherwise.
     public static func bearerToken(_ authorization: String) -> String? {
+        bearerTokenSlice(authorization).map(String.init)
+    }
+
+    /// The same, without copying the token out of the header.
+    static func bearerTokenSlice(_ authorization: String) -> Substring? {
         let bytes = authorization.utf8
         guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let scheme = bytes[..<space]
         guard scheme.count == 6, scheme.lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8) else { return nil }
         let token = authorization[bytes.index(after: space)...]
-        return token.isEmpty ? nil : String(token)
+        return token.isEmpty ? nil : token
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    enum HexDigits { case lowercase, mixedCase, notHex }
+
+    /// Whether a device token is hex, and in which case, in one pass over its bytes.
+    static func hexDigits(_ text: String) -> HexDigits {
+        var text = text
+        return text.withUTF8 { bytes in
+            var upper = false
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): upper = true
+                default: return .notHex
+                }
+            }
+            return upper ? .mixedCase : .lowercase
+        }
     }
 }
