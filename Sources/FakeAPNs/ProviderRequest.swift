@@ -35,19 +35,20 @@ public struct ProviderRequest: Sendable {
         var fields = Fields()
         var repeated = false
         for (index, (name, value)) in headers.enumerated() {
-            switch name {
-            case ":method": _ = Self.keepFirst(&fields.method, value)
-            case ":path": _ = Self.keepFirst(&fields.path, value)
-            case ":authority": _ = Self.keepFirst(&fields.authority, value)
-            case ":scheme": break
-            case "host": repeated = Self.keepFirst(&fields.host, value) || repeated
-            case "authorization": repeated = Self.keepFirst(&fields.authorization, value) || repeated
-            case "apns-topic": repeated = Self.keepFirst(&fields.topic, value) || repeated
-            case "apns-push-type": repeated = Self.keepFirst(&fields.pushType, value) || repeated
-            case "apns-priority": repeated = Self.keepFirst(&fields.priority, value) || repeated
-            case "apns-expiration": repeated = Self.keepFirst(&fields.expiration, value) || repeated
-            case "apns-id": repeated = Self.keepFirst(&fields.id, value) || repeated
-            case "apns-collapse-id": repeated = Self.keepFirst(&fields.collapseId, value) || repeated
+            // By length first: most names then need one comparison, not a dozen.
+            switch (name.utf8.count, name) {
+            case (7, ":method"): _ = Self.keepFirst(&fields.method, value)
+            case (5, ":path"): _ = Self.keepFirst(&fields.path, value)
+            case (10, ":authority"): _ = Self.keepFirst(&fields.authority, value)
+            case (7, ":scheme"): break
+            case (4, "host"): repeated = Self.keepFirst(&fields.host, value) || repeated
+            case (13, "authorization"): repeated = Self.keepFirst(&fields.authorization, value) || repeated
+            case (10, "apns-topic"): repeated = Self.keepFirst(&fields.topic, value) || repeated
+            case (14, "apns-push-type"): repeated = Self.keepFirst(&fields.pushType, value) || repeated
+            case (13, "apns-priority"): repeated = Self.keepFirst(&fields.priority, value) || repeated
+            case (15, "apns-expiration"): repeated = Self.keepFirst(&fields.expiration, value) || repeated
+            case (7, "apns-id"): repeated = Self.keepFirst(&fields.id, value) || repeated
+            case (16, "apns-collapse-id"): repeated = Self.keepFirst(&fields.collapseId, value) || repeated
             default:
                 // Other headers (user-agent, content-length) are few: look back for an earlier one.
                 guard !name.hasPrefix(":") else { continue }

@@ -54,11 +54,29 @@ enum RequestHeaderCheck {
         return value.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last else { return nil }
             if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 { return "whitespace around the value" }
-            for byte in bytes where byte <= 0x0D && (byte == 0 || byte == 0x0A || byte == 0x0D) {
-                return "NUL, CR or LF in the value"
-            }
-            return nil
+            return containsNULCROrLF(bytes) ? "NUL, CR or LF in the value" : nil
         }
+    }
+
+    /// Eight bytes at a time, as values such as a provider token are a few hundred bytes long: a word
+    /// holds a byte equal to `c` when `(w ^ c…c) - 0x01…01` borrows into a byte whose top bit was clear.
+    static func containsNULCROrLF(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        while offset + 8 <= raw.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            if hasZeroByte(word) || hasZeroByte(word ^ (ones &* 0x0A)) || hasZeroByte(word ^ (ones &* 0x0D)) { return true }
+            offset += 8
+        }
+        while offset < raw.count {
+            let byte = raw[offset]
+            if byte == 0 || byte == 0x0A || byte == 0x0D { return true }
+            offset += 1
+        }
+        return false
     }
 
     private static func isLowercaseToken(_ name: String) -> Bool {

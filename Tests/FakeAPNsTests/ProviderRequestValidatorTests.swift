@@ -1,5 +1,5 @@
 import Crypto
-import FakeAPNs
+@testable import FakeAPNs
 import Foundation
 import Testing
 
@@ -192,5 +192,25 @@ import Testing
         #expect(ProviderRequestValidator.bearerToken("bearer ") == nil)
         #expect(ProviderRequestValidator.bearerToken("basic abc") == nil)
         #expect(ProviderRequestValidator.bearerToken("bearers abc") == nil)
+    }
+}
+
+
+/// The word-at-a-time scan for NUL, CR and LF agrees with a byte-by-byte one on every position and length.
+@Suite struct HeaderValueScanTests {
+    @Test func everyPositionOfEveryForbiddenByteIsFound() {
+        for length in 0...40 {
+            for forbidden: UInt8 in [0x00, 0x0A, 0x0D, 0x0B, 0x0C, 0x09, 0x8A, 0x20] {
+                for position in 0..<max(length, 1) where length > 0 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    bytes[position] = forbidden
+                    let expected = [0x00, 0x0A, 0x0D].contains(forbidden)
+                    let found = bytes.withUnsafeBufferPointer { RequestHeaderCheck.containsNULCROrLF($0) }
+                    #expect(found == expected, "length \(length), byte \(forbidden) at \(position)")
+                }
+                let clean = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                #expect(!clean.withUnsafeBufferPointer { RequestHeaderCheck.containsNULCROrLF($0) })
+            }
+        }
     }
 }
