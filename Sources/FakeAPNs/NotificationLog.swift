@@ -62,9 +62,20 @@ public final class NotificationLog: Sendable {
     }
 
     private struct State {
+        /// With a retention: the generation before `records`, dropped whole when `records` fills up.
+        var older: [Record] = []
         var records: [Record] = []
         /// How many of the oldest records were forgotten; positions below count from the first ever.
         var forgotten = 0
+
+        mutating func apply(_ fate: DeviceGateway.Fate, at position: Int) {
+            let local = position - forgotten
+            if local >= 0, local < older.count {
+                older[local].apply(fate)
+            } else if local >= older.count, local - older.count < records.count {
+                records[local - older.count].apply(fate)
+            }
+        }
         /// Where each notification still held or stored is (its position counted from the first
         /// record ever), so decisions update it without a scan.
         var acceptedIndex: [String: Int] = [:]
@@ -100,21 +111,26 @@ public final class NotificationLog: Sendable {
             headers: headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
             decision: accepted ? "accepted" : "rejected", receivedAt: Date())
         if let fate { record.apply(fate) }
-        state.withLock { state in
+        let forgotten = state.withLock { state -> [Record] in
             // Only a notification still held or stored can be decided on again.
             if accepted, record.decision == "accepted" || record.decision == "stored" {
-                state.acceptedIndex[apnsId] = state.forgotten + state.records.count
+                state.acceptedIndex[apnsId] = state.forgotten + state.older.count + state.records.count
                 if !state.early.isEmpty, let fate = state.early.removeValue(forKey: apnsId) { record.apply(fate) }
             }
             state.records.append(record)
-            // Forgetting in halves keeps the cost per entry constant.
-            if let retention, state.records.count >= 2 * retention {
-                state.records.removeFirst(retention)
-                state.forgotten += retention
-                let first = state.forgotten
-                state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
-            }
+            // Forgetting a whole generation at a time keeps the cost per entry constant; its records
+            // are freed after the lock is released.
+            guard let retention, state.records.count >= retention else { return [] }
+            let dropped = state.older
+            state.forgotten += dropped.count
+            state.older = state.records
+            state.records = []
+            state.records.reserveCapacity(retention)
+            let first = state.forgotten
+            if !dropped.isEmpty { state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first } }
+            return dropped
         }
+        _ = consume forgotten
     }
 
     func update(_ apnsId: String, to fate: DeviceGateway.Fate) {
@@ -123,7 +139,7 @@ public final class NotificationLog: Sendable {
                 state.early[apnsId] = fate
                 return
             }
-            state.records[position - state.forgotten].apply(fate)
+            state.apply(fate, at: position)
         }
     }
 
@@ -135,7 +151,7 @@ public final class NotificationLog: Sendable {
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
-        let records = state.withLock { $0.records }
+        let records = state.withLock { $0.older + $0.records }
         return records.compactMap { record in
             guard token == nil || record.deviceToken == token else { return nil }
             return record.entry
