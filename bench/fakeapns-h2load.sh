@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FakeAPNs throughput against nghttpd, on this machine, in the same run (run by hand, not by CI).
 #
-#   bench/fakeapns-h2load.sh [requests]
+#   bench/fakeapns-h2load.sh [requests]      (ROUNDS=5 by default)
 #
 # 1. FakeAPNs (release `harness serve`): h2load POSTs a silent push with a provider token to a
 #    registered device, so every request goes through full validation and delivery.
@@ -63,15 +63,17 @@ print(f"{float(sys.argv[2]):.0f} {p(0.5):.2f} {p(0.99):.2f} {sys.argv[3]}")
 PY
 }
 
-# Three rounds, the two servers taking turns, so that a slow moment of the machine hits both; the
-# table gives each server's median round.
-for round in 1 2 3; do
+# Rounds of the two servers taking turns, so that a slow moment of the machine hits both; the table
+# gives each server's median round, and each round's ratio is printed too (a round's two runs are
+# back to back, so their ratio varies less than either server on a shared machine).
+rounds="${ROUNDS:-5}"
+for round in $(seq 1 "$rounds"); do
     measure nghttpd "https://127.0.0.1:$nghttpd_port/3/device/$token" >>"$work/nghttpd.rounds"
     measure fakeapns "$url/3/device/$token" >>"$work/fakeapns.rounds"
 done
 echo "h2load -n $requests -c 10 -m 10 -t 1, POST $(wc -c <"$work/payload.json") bytes, TLS 1.3, $(nproc) cores"
 echo
-echo "| server | requests/s (median) | the three rounds | p50 ms | p99 ms | status codes |"
+echo "| server | requests/s (median) | the $rounds rounds, slowest first | p50 ms | p99 ms | status codes |"
 echo "|---|---|---|---|---|---|"
 "$python" - "$work/nghttpd.rounds" "$work/fakeapns.rounds" <<'PY'
 import sys
@@ -82,6 +84,8 @@ def median(path):
 for name, (rps, p50, p99, status), runs in [("nghttpd (anchor)", anchor, anchor_all), ("FakeAPNs, token auth + full validation", fake, fake_all)]:
     print(f"| {name} | {float(rps):,.0f} | {', '.join(f'{r:,.0f}' for r in runs)} | {p50} | {p99} | {status.strip()} |")
 print(f"\nFakeAPNs answers {100 * float(fake[0]) / float(anchor[0]):.1f} % of nghttpd's requests/s (medians).")
+pairs = [100 * float(f.split()[0]) / float(a.split()[0]) for a, f in zip(open(sys.argv[1]), open(sys.argv[2]))]
+print("Round by round: " + ", ".join(f"{r:.1f} %" for r in pairs) + f" (median {sorted(pairs)[len(pairs) // 2]:.1f} %).")
 PY
 echo
 rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$serve_pid/status"; }
