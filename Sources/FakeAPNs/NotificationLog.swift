@@ -151,7 +151,8 @@ public final class NotificationLog: Sendable {
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
-        let records = state.withLock { $0.older + $0.records }
+        let (older, newer) = state.withLock { ($0.older, $0.records) }
+        let records = older + newer
         return records.compactMap { record in
             guard token == nil || record.deviceToken == token else { return nil }
             return record.entry

@@ -48,7 +48,7 @@ enum HTMLReport {
             }
             let name = escape(result.scenario)
             return "<tr class=\"\(label == "PASS" ? "seen" : "missing")\"><td>\(label)</td>"
-                + "<td><a href=\"\(name)/report.html\">\(name)</a></td><td>\(String(format: "%.1f s", result.seconds))</td>"
+                + "<td><a href=\"\(link(result.scenario))/report.html\">\(name)</a></td><td>\(String(format: "%.1f s", result.seconds))</td>"
                 + "<td>\(escape(message))</td></tr>"
         }.joined(separator: "\n")
         return """
@@ -131,7 +131,7 @@ enum HTMLReport {
             "<label><input type=\"checkbox\" data-source=\"\(escape(source))\" checked> \(escape(source))</label>"
         }.joined(separator: " ")
         let rows = events.map { event in
-            var classes = ["source-\(event.source)"]
+            var classes = ["source-\(className(event.source))"]
             if marks.linkNumber[event.sequence] != nil { classes.append("link") }
             if marks.violations.contains(event.sequence) { classes.append("violation") }
             let attributes = event.attributes.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: " ")
@@ -152,20 +152,31 @@ enum HTMLReport {
             """
     }
 
+    /// Text for HTML content and quoted attributes. By Unicode scalar, not by character: a quote
+    /// followed by a combining mark is one character, and must still be escaped.
     static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            case "\"": escaped.append(contentsOf: "&quot;".unicodeScalars)
+            case "'": escaped.append(contentsOf: "&#39;".unicodeScalars)
+            default: escaped.append(scalar)
             }
         }
-        return escaped
+        return String(escaped)
+    }
+
+    /// A path segment for a link: scenario names become folder names.
+    static func link(_ segment: String) -> String {
+        escape(segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#"])) ?? segment)
+    }
+
+    /// A class-name-safe form of a component's name.
+    static func className(_ text: String) -> String {
+        String(text.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" })
     }
 
     static func number(_ value: Double) -> String { String(format: "%.1f", value) }

@@ -33,6 +33,8 @@ struct TransferPlot {
                     waitingForRequest.append(key)
                 }
                 let bytes = event.kind == .transferStarted ? 0 : Double(event["bytes"] ?? "") ?? 0
+                // Only what can be drawn: a number such as "inf" in an event would break the picture.
+                guard bytes.isFinite, bytes >= 0 else { continue }
                 byTask[key]?.points.append((event.elapsed, bytes))
             case .mediaRequest:
                 // Requests arrive in the order the tasks sent them.
@@ -46,8 +48,10 @@ struct TransferPlot {
 
     /// "100000 B/s", as `harness.service.started` says it.
     static func bytesPerSecond(_ text: String?) -> Double? {
-        guard let text, text.hasSuffix(" B/s") else { return nil }
-        return Double(text.dropLast(4))
+        guard let text, text.hasSuffix(" B/s"), let rate = Double(text.dropLast(4)), rate.isFinite, rate > 0 else {
+            return nil
+        }
+        return rate
     }
 
     static let colours = ["#1565c0", "#6a1b9a", "#00838f", "#ef6c00", "#2e7d32", "#ad1457"]

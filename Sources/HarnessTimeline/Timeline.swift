@@ -59,7 +59,11 @@ public final class Timeline: Sendable {
     }
 
     /// Everything published so far, in order (the newest `retention` or more, when limited).
-    public var events: [TimelineEvent] { state.withLock { $0.older + $0.events } }
+    public var events: [TimelineEvent] {
+        // Joined after the lock is released: publishers on the event loops wait for it.
+        let (older, newer) = state.withLock { ($0.older, $0.events) }
+        return older + newer
+    }
 
     /// A stream of every event, past and future, ending when ``finish()`` is called.
     public func subscribe() -> AsyncStream<TimelineEvent> {

@@ -41,12 +41,23 @@ cases = {
     "space-in-name": request + [("apns topic", "x")],
     "newline-in-value": request + [("apns-topic", "com.example\r\nx: y")],
     "value-with-leading-space": request + [("apns-topic", " com.example.app")],
+    "value-with-trailing-tab": request + [("apns-topic", "com.example.app\t")],
+    "nul-in-value": request + [("apns-topic", "com.example\x00app")],
+    "keep-alive": request + [("keep-alive", "timeout=5")],
+    "proxy-connection": request + [("proxy-connection", "keep-alive")],
+    "upgrade": request + [("upgrade", "h2c")],
 }
 
 
-def exchange(name, headers):
+def exchange(name, headers, trailers=None):
     stream = connection.get_next_available_stream_id()
-    connection.send_headers(stream, headers, end_stream=True)
+    if trailers is None:
+        connection.send_headers(stream, headers, end_stream=True)
+    else:
+        # A body, then trailers: the server sees the request's end only with them.
+        connection.send_headers(stream, headers)
+        connection.send_data(stream, b'{"aps":{}}')
+        connection.send_headers(stream, trailers, end_stream=True)
     sock.sendall(connection.data_to_send())
     while True:
         data = sock.recv(65535)
@@ -71,5 +82,6 @@ def exchange(name, headers):
 
 for name, headers in cases.items():
     exchange(name, headers)
+exchange("pseudo-header-in-trailers", request + [("apns-topic", "com.example.app")], trailers=[(":path", "/3/device/cd")])
 exchange("well-formed", request + [("apns-topic", "com.example.app"), ("apns-push-type", "alert")])
 print("done", flush=True)

@@ -31,7 +31,8 @@ import Testing
             let malformed = [
                 "uppercase-name", "connection-header", "transfer-encoding", "te-not-trailers", "pseudo-after-regular",
                 "unknown-pseudo", "repeated-pseudo", "no-path", "no-method", "empty-path", "space-in-name",
-                "newline-in-value", "value-with-leading-space",
+                "newline-in-value", "value-with-leading-space", "value-with-trailing-tab", "nul-in-value", "keep-alive",
+                "proxy-connection", "upgrade", "pseudo-header-in-trailers",
             ]
             #expect(lines == malformed.map { "reset \($0) 1" } + ["answered well-formed 403", "done"], "\(result.transcript)")
             #expect(apns.log.entries().count == 1, "only the well-formed request reached the provider API")

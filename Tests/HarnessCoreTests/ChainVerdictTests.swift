@@ -183,3 +183,47 @@ enum VerdictFormatterProbe {
         #expect(!EventFormatter.isProgressLine("app.log says transfer.progress"))
     }
 }
+
+/// Whatever an event carries, report.html stays well-formed: text escaped by Unicode scalar (a quote
+/// with a combining mark is one character), class names reduced to safe characters, links
+/// percent-encoded, and numbers that cannot be drawn left out of the plot.
+@Suite struct HTMLReportEscapingTests {
+    @Test func hostileStringsAreEscapedEverywhere() throws {
+        let hostile = "\"\u{301} onmouseover=\"alert(1)\" <script>alert(2)</script> & 'x'"
+        let events = [
+            TimelineEvent(
+                sequence: 1, elapsed: 0.5, date: Date(), kind: EventKind(hostile), source: hostile,
+                attributes: ["step": hostile, "reason": hostile]),
+            TimelineEvent(
+                sequence: 2, elapsed: 1, date: Date(), kind: .serviceStarted, source: "harness",
+                attributes: ["service": "media", "throttle": "inf B/s"]),
+            TimelineEvent(
+                sequence: 3, elapsed: 1.5, date: Date(), kind: .transferStarted, source: "transfer",
+                attributes: ["session": hostile, "task": "1"]),
+            TimelineEvent(
+                sequence: 4, elapsed: 2, date: Date(), kind: .transferProgress, source: "transfer",
+                attributes: ["session": hostile, "task": "1", "bytes": "nan"]),
+            TimelineEvent(
+                sequence: 5, elapsed: 3, date: Date(), kind: .transferProgress, source: "transfer",
+                attributes: ["session": hostile, "task": "1", "bytes": "1000"]),
+        ]
+        let result = RunResult(
+            scenario: "odd #name?", outcome: .failed(hostile), verdict: nil,
+            reportDirectory: URL(fileURLWithPath: "/tmp/\(hostile)"), duration: .seconds(3), explanation: hostile)
+        let page = HTMLReport.render(result, events: events)
+        #expect(!page.contains("<script>alert"))
+        #expect(!page.contains("onmouseover=\"alert"))
+        let rawQuoteWithMark = "\"\u{301}"
+        let escapedStart = "&quot;\u{301} onmouseover=&quot;alert(1)&quot; &lt;script&gt;"
+        #expect(!page.contains(rawQuoteWithMark), "a quote before a combining mark is escaped too")
+        #expect(page.contains(escapedStart))
+        let plotStart = try #require(page.range(of: "<svg class=\"plot\""))
+        let plot = page[plotStart.lowerBound...].prefix { _ in true }.split(separator: "</svg>", maxSplits: 1)[0]
+        #expect(!plot.contains("nan") && !plot.contains("inf"), "nothing that cannot be drawn reaches the plot: \(plot)")
+        #expect(plot.contains("no throttle configured"), "an infinite rate is no rate")
+        #expect(plot.contains("data-series=\"1\""))
+        let index = HTMLReport.batchIndex([result], seconds: 3, parallel: 1)
+        #expect(index.contains("href=\"odd%20%23name%3F/report.html\""), "\(index)")
+        #expect(index.contains(">odd #name?</a>"))
+    }
+}
