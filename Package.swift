@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .executable(name: "harness", targets: ["HarnessCLI"]),
         .executable(name: "nasa-tv", targets: ["NASATV"]),
-        .executable(name: "provider-request-fuzzer", targets: ["ProviderRequestFuzzer"]),
+        .executable(name: "harness-fuzzer", targets: ["HarnessFuzzer"]),
         .library(name: "FakeAPNs", targets: ["FakeAPNs"]),
         .library(name: "MediaServer", targets: ["MediaServer"]),
         .library(name: "FakeParse", targets: ["FakeParse"]),
@@ -56,6 +56,7 @@ let package = Package(
                 "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -146,8 +147,8 @@ let package = Package(
             dependencies: ["DeviceClient"]
         ),
         .executableTarget(
-            name: "ProviderRequestFuzzer",
-            dependencies: ["FakeAPNs"]
+            name: "HarnessFuzzer",
+            dependencies: ["FakeAPNs", "MediaServer", "FakeParse", "DeviceProtocol", "HarnessCore"]
         ),
         .target(
             name: "TestSupport",
@@ -174,7 +175,7 @@ let package = Package(
         .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport"]
+            dependencies: ["TestSupport", "HarnessTimeline"]
         ),
     ]
 )

@@ -41,6 +41,22 @@ public struct RPCMessage: Codable, Sendable, Equatable {
 
     public var isResponse: Bool { method == nil && id != nil }
 
+    /// Every field present is written; an error answer always has its `id`, `null` when the request's
+    /// could not be read (JSON-RPC 2.0 §5).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(jsonrpc, forKey: .jsonrpc)
+        if let id {
+            try container.encode(id, forKey: .id)
+        } else if error != nil {
+            try container.encodeNil(forKey: .id)
+        }
+        try container.encodeIfPresent(method, forKey: .method)
+        try container.encodeIfPresent(params, forKey: .params)
+        try container.encodeIfPresent(result, forKey: .result)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
+
     /// The line to write on the socket, newline included.
     public func encodedLine() throws -> Data {
         let encoder = JSONEncoder()

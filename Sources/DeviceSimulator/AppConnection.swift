@@ -24,6 +24,11 @@ final class AppConnection: Sendable {
         outbox.yield(ByteBuffer(bytes: line))
     }
 
+    /// Sends a line already encoded (newline included).
+    func send(line: Data) {
+        outbox.yield(ByteBuffer(bytes: line))
+    }
+
     func notify<P: Encodable>(_ method: String, _ params: P) {
         guard let message = try? RPCMessage.notification(method, params) else { return }
         send(message)

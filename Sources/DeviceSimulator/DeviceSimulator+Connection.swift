@@ -3,65 +3,117 @@ import Foundation
 import HarnessTimeline
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The device socket: the `hello` handshake and the requests an app makes of its "OS".
 extension DeviceSimulator {
     func handleConnection(_ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>) async {
         let connection = AppConnection()
+        let peer = await PeerProcess.pid(of: channel.channel)
+        let key = ObjectIdentifier(connection)
+        if let peer { peersBeforeHello[key] = peer }
         var bundleId: String?
-        try? await channel.executeThenClose { inbound, outbound in
+        do {
+            try await serve(channel, connection: connection, peer: peer, key: key, bundleId: &bundleId)
+        } catch let error as LineFrameDecoder.LineTooLong {
+            // The line decoder gives up on a line longer than it takes; before hello that is the
+            // handshake's end too. (Other errors, a reset by an app that died, are the launch's own.)
+            if bundleId == nil, peersBeforeHello[key] != nil {
+                peersBeforeHello[key] = nil
+                handshakeFailed(error.description, peer: peer, claimedBundleId: nil)
+            }
+        } catch {}
+        peersBeforeHello[key] = nil
+        connection.close()
+        if let bundleId, apps[bundleId]?.connection === connection { apps[bundleId]?.connection = nil }
+    }
+
+    private func serve(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, connection: AppConnection, peer: pid_t?,
+        key: ObjectIdentifier, bundleId: inout String?
+    ) async throws {
+        try await channel.executeThenClose { inbound, outbound in
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
                     for await line in connection.outgoing { try await outbound.write(line) }
                 }
+                // Closing the outbox lets the writer send what is queued (a refusal, say), then end.
                 defer { connection.close() }
                 for try await line in inbound {
-                    guard let message = try? RPCMessage.decode(line: Data(line.readableBytesView)) else {
-                        connection.send(.failure(id: nil, .invalidRequest("not a JSON-RPC 2.0 message")))
+                    let message: RPCMessage
+                    switch RPCLine.parse(line.readableBytesView) {
+                    case .success(let parsed):
+                        message = parsed
+                    case .failure(let unreadable):
+                        connection.send(line: unreadable.encodedLine())
+                        guard bundleId != nil else {
+                            peersBeforeHello[key] = nil
+                            handshakeFailed(unreadable.error.message, peer: peer, claimedBundleId: nil)
+                            return
+                        }
                         continue
                     }
-                    if message.isResponse {
+                    if message.isResponse, bundleId != nil {
                         connection.complete(message)
                     } else if let bound = bundleId {
                         if let response = await handle(message, from: bound) { connection.send(response) }
                     } else {
-                        let (app, response) = hello(message, connection: connection)
-                        if let response { connection.send(response) }
-                        if let app {
+                        switch hello(message, connection: connection) {
+                        case .accepted(let app, let response):
+                            peersBeforeHello[key] = nil
+                            if let response { connection.send(response) }
                             bundleId = app
                             flushHeld(app)
+                        case .refused(let response, let claimedBundleId):
+                            peersBeforeHello[key] = nil
+                            connection.send(response)
+                            handshakeFailed(response.error?.message ?? "", peer: peer, claimedBundleId: claimedBundleId)
+                            return
                         }
                     }
                 }
             }
         }
-        connection.close()
-        if let bundleId, apps[bundleId]?.connection === connection { apps[bundleId]?.connection = nil }
     }
 
-    private func hello(_ message: RPCMessage, connection: AppConnection) -> (String?, RPCMessage?) {
+    private enum HelloOutcome {
+        case accepted(String, RPCMessage?)
+        /// The device's refusal, and the bundle id the app gave, if it gave one.
+        case refused(RPCMessage, claimedBundleId: String?)
+    }
+
+    private func hello(_ message: RPCMessage, connection: AppConnection) -> HelloOutcome {
         guard message.method == DeviceMethod.hello, let id = message.id else {
-            return (nil, .failure(id: message.id, .invalidRequest("the first message must be a 'hello' request")))
+            let what = message.method.map { "'\($0)'" + (message.id == nil ? " without an id" : "") } ?? "a response"
+            return .refused(
+                .failure(id: message.id, .invalidRequest("the first message must be a 'hello' request, not \(what)")),
+                claimedBundleId: nil)
         }
+        let claimed = message.params?["bundleId"]?.stringValue
         guard let params = try? message.decodeParams(HelloParams.self) else {
-            return (nil, .failure(id: id, .invalidParams("hello needs protocolVersion, bundleId and pid")))
+            return .refused(
+                .failure(id: id, .invalidParams("hello needs protocolVersion, bundleId and pid")), claimedBundleId: claimed)
         }
         guard params.protocolVersion == DeviceMethod.protocolVersion else {
-            return (
-                nil,
+            return .refused(
                 .failure(
                     id: id,
                     .invalidRequest(
                         "protocol version \(params.protocolVersion) is not supported; this device speaks \(DeviceMethod.protocolVersion)"
-                    ))
-            )
+                    )), claimedBundleId: claimed)
         }
-        guard var record = apps[params.bundleId], let process = record.process, process.pid == params.pid,
-            case .launching(let reason) = record.state
+        // An app started through a wrapper (`sh -c`, an interpreter's launcher) is the launched
+        // process's child: its own pid is accepted too.
+        guard var record = apps[params.bundleId], let process = record.process,
+            PeerProcess.isProcess(params.pid, orDescendantOf: process.pid), case .launching(let reason) = record.state
         else {
-            return (
-                nil,
-                .failure(id: id, .refused("no launch of \(params.bundleId) with pid \(params.pid) is waiting for it"))
-            )
+            let launched = apps[params.bundleId]?.process.map { " (the device launched it as pid \($0.pid))" } ?? ""
+            return .refused(
+                .failure(
+                    id: id, .refused("no launch of \(params.bundleId) with pid \(params.pid) is waiting for it\(launched)")),
+                claimedBundleId: claimed)
         }
         record.connection = connection
         let launchPush = record.launchPush
@@ -82,7 +134,60 @@ extension DeviceSimulator {
             applicationState: state == .active ? "active" : "background", container: record.container.paths,
             badge: record.badge, remoteNotification: launchPush)
         waiter?.resume()
-        return (params.bundleId, try? .response(id: id, result))
+        return .accepted(params.bundleId, try? .response(id: id, result))
+    }
+
+    /// The device refused a connection's handshake: the launch it belongs to fails with the device's
+    /// reason as soon as the app has exited (it has heard the refusal and the socket closing), or after
+    /// `refusedLaunchGrace` if it does not exit, when it is killed; never only at `launchTimeout`.
+    private func handshakeFailed(_ reason: String, peer: pid_t?, claimedBundleId: String?) {
+        let bundleId = launchingApp(peer: peer, claimedBundleId: claimedBundleId)
+        var attributes: EventAttributes = ["bundleId": bundleId ?? "unknown", "reason": reason]
+        if let peer { attributes["pid"] = "\(peer)" }
+        publish(.appHandshakeFailed, attributes)
+        guard let bundleId, apps[bundleId]?.launchWaiter != nil, let pid = apps[bundleId]?.process?.pid else { return }
+        refusedHandshakes[bundleId] = reason
+        let grace = Self.refusedLaunchGrace
+        Task {
+            try? await Task.sleep(for: grace)
+            self.endRefusedLaunch(bundleId, pid: pid)
+        }
+    }
+
+    /// How long an app whose handshake was refused has to exit before it is killed.
+    static let refusedLaunchGrace: Duration = .seconds(2)
+
+    private func endRefusedLaunch(_ bundleId: String, pid: pid_t) {
+        guard apps[bundleId]?.process?.pid == pid, let waiter = apps[bundleId]?.launchWaiter,
+            let reason = refusedHandshakes.removeValue(forKey: bundleId)
+        else { return }
+        apps[bundleId]?.launchWaiter = nil
+        waiter.resume(throwing: launchFailure(bundleId, Self.refusal(reason)))
+        kill(bundleId, cause: .exited)
+    }
+
+    static func refusal(_ reason: String) -> String {
+        "connected to the device socket, but the device refused its handshake: \(reason)"
+    }
+
+    /// The launch a connection belongs to: the app whose process (or one of its children) connected;
+    /// where the platform cannot say who connected, the one its hello named, else the only app launching.
+    func launchingApp(peer: pid_t?, claimedBundleId: String?) -> String? {
+        let launching = apps.compactMap { bundleId, record -> (String, pid_t)? in
+            guard case .launching = record.state, let process = record.process else { return nil }
+            return (bundleId, process.pid)
+        }
+        if let peer {
+            // The socket says who connected: a process outside every launch is a stray, not an app.
+            return launching.first { PeerProcess.isProcess(peer, orDescendantOf: $0.1) }?.0
+        }
+        if let claimedBundleId, launching.contains(where: { $0.0 == claimedBundleId }) { return claimedBundleId }
+        return launching.count == 1 ? launching[0].0 : nil
+    }
+
+    /// Whether a process of the launch `pid` has connected and not yet said hello.
+    func hasConnectedWithoutHello(_ pid: pid_t) -> Bool {
+        peersBeforeHello.values.contains { PeerProcess.isProcess($0, orDescendantOf: pid) }
     }
 
     /// Hands the app what waited for it to run: pushes that arrived during launch, the sessions a
@@ -149,10 +254,7 @@ extension DeviceSimulator {
                 result = Empty()
             case DeviceMethod.setMinimumBackgroundFetchInterval:
                 let params = try message.decodeParams(BackgroundFetchIntervalParams.self)
-                if let seconds = params.seconds, !(seconds >= 0) {
-                    throw RPCError.invalidParams("seconds must be 0 (minimum), a positive number, or null (never)")
-                }
-                apps[bundleId]?.fetchInterval = params.seconds.map { .milliseconds(Int64($0 * 1000)) }
+                apps[bundleId]?.fetchInterval = try params.interval()
                 result = Empty()
             case DeviceMethod.uiState:
                 let params = try message.decodeParams(UIStateParams.self)

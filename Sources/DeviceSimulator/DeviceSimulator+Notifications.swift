@@ -62,16 +62,13 @@ extension DeviceSimulator {
     /// `UNUserNotificationCenter.add(_:)`: delivered now for a nil trigger, else scheduled; a request
     /// with a pending one's identifier replaces it; the system keeps the soonest-firing 64.
     func addNotificationRequest(_ bundleId: String, _ request: NotificationRequestParams) throws {
-        if let interval = request.timeInterval, !(interval > 0) {
-            throw RPCError.invalidParams("timeInterval must be more than 0 seconds (a nil trigger delivers now)")
-        }
+        let delay = try request.delay()
         let replaced = apps[bundleId]?.pendingNotifications.removeValue(forKey: request.identifier)
         replaced?.timer.cancel()
-        guard let interval = request.timeInterval else {
+        guard let delay else {
             Task { await self.deliverNotification(bundleId, request) }
             return
         }
-        let delay = Duration.milliseconds(Int64(interval * 1000))
         let clock = clock
         let timer = Task {
             try? await clock.sleep(for: delay)

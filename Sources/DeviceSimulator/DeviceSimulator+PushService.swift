@@ -58,7 +58,7 @@ extension DeviceSimulator {
         case .resumeInBackground:
             startBudget(bundleId, completionId: completionId)
             record.process?.resume()
-            try? transition(bundleId, .wake)
+            _ = try? transition(bundleId, .wake)
             deliver(notification, to: bundleId, wake: "resumed")
             flushHeld(bundleId)
         case .deliverAfterLaunch:
@@ -212,7 +212,7 @@ extension DeviceSimulator {
         case .resumeInBackground:
             record.process?.resume()
             apps[bundleId]?.suspendTask?.cancel()
-            try? transition(bundleId, .wake)
+            _ = try? transition(bundleId, .wake)
             startFetch(bundleId, completionId: completionId, wake: "resumed")
         case .launchInBackground:
             apps[bundleId]?.launchFetch = completionId

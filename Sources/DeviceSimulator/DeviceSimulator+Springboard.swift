@@ -22,7 +22,7 @@ extension DeviceSimulator {
         publish("device.locked", [:])
         for (bundleId, record) in apps where record.state.isForeground {
             onScreenBeforeLock = bundleId
-            try? transition(bundleId, .lock)
+            _ = try? transition(bundleId, .lock)
             record.connection?.notify(DeviceMethod.applicationWillResignActive, Empty())
             leaveForeground(bundleId)
         }
@@ -47,7 +47,7 @@ extension DeviceSimulator {
         for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
             try? await terminate(bundleId, cause: .rebooted)
         }
-        for bundleId in apps.keys { try? transition(bundleId, .reboot) }
+        for bundleId in apps.keys { _ = try? transition(bundleId, .reboot) }
         locked = true
         onScreenBeforeLock = nil
         bootedAt = policyNow
@@ -74,6 +74,7 @@ extension DeviceSimulator {
         record.process = process
         record.killCause = nil
         apps[bundleId] = record
+        refusedHandshakes[bundleId] = nil
         try transition(bundleId, .launch(reason))
         publish(.appLaunched, ["bundleId": bundleId, "reason": reason.rawValue, "pid": "\(pid)"])
         try await waitForConnection(bundleId, pid: pid)
@@ -98,11 +99,19 @@ extension DeviceSimulator {
     private func launchTimedOut(_ bundleId: String, pid: Int32) {
         guard apps[bundleId]?.process?.pid == pid, let waiter = apps[bundleId]?.launchWaiter else { return }
         apps[bundleId]?.launchWaiter = nil
-        waiter.resume(
-            throwing: launchFailure(
-                bundleId,
-                "did not connect to the device socket within \(configuration.launchTimeout) (is it built with DeviceClient, or does it read HARNESS_DEVICE_SOCKET?)"
-            ))
+        let connectedSilently = hasConnectedWithoutHello(pid)
+        let silent =
+            connectedSilently
+            ? "connected to the device socket but sent no hello within \(configuration.launchTimeout) (the first message must be a 'hello' request: docs/device-protocol.md)"
+            : "did not connect to the device socket within \(configuration.launchTimeout) (is it built with DeviceClient, or does it read HARNESS_DEVICE_SOCKET?)"
+        let refusal = refusedHandshakes.removeValue(forKey: bundleId)
+        if refusal == nil, connectedSilently {
+            publish(
+                .appHandshakeFailed,
+                ["bundleId": bundleId, "pid": "\(pid)", "reason": "no hello within \(configuration.launchTimeout)"])
+        }
+        let what = refusal.map(Self.refusal) ?? silent
+        waiter.resume(throwing: launchFailure(bundleId, what))
         kill(bundleId, cause: .exited)
     }
 
@@ -121,7 +130,7 @@ extension DeviceSimulator {
 
     /// To the background, with the clock of owed handlers started and suspension scheduled.
     private func leaveForeground(_ bundleId: String) {
-        try? transition(bundleId, .home)
+        _ = try? transition(bundleId, .home)
         apps[bundleId]?.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
         startBudgetsOwedFromForeground(bundleId)
         startBackgroundTimeOfOpenTasks(bundleId)
@@ -161,7 +170,7 @@ extension DeviceSimulator {
         guard let record = apps[bundleId], record.state == .background, record.isIdle, let process = record.process
         else { return }
         process.suspend()
-        try? transition(bundleId, .suspend)
+        _ = try? transition(bundleId, .suspend)
     }
 
     /// The user deletes the app: its process ends, its container goes, and APNs answers its token with
@@ -218,8 +227,9 @@ extension DeviceSimulator {
         await process.waitForOutputEnd(atMost: .seconds(1))
         guard var record = apps[bundleId], record.process === process else { return }
         let cause = record.killCause ?? (termination.signal == nil && termination.status == 0 ? .exited : .crashed)
+        let refusal = refusedHandshakes.removeValue(forKey: bundleId)
         let failure = record.launchWaiter.map { _ in
-            launchFailure(bundleId, "exited during launch (\(termination.description))")
+            launchFailure(bundleId, refusal.map(Self.refusal) ?? "exited during launch (\(termination.description))")
         }
         let waiter = record.launchWaiter
         record.launchWaiter = nil
@@ -237,7 +247,7 @@ extension DeviceSimulator {
         record.process = nil
         apps[bundleId] = record
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
-        try? transition(bundleId, .terminate(cause))
+        _ = try? transition(bundleId, .terminate(cause))
         forgetSessionsOfExitedProcess(bundleId)
         if case .discard(let why) = HeldPushRule.action(on: .appTerminated(cause)) { discardHeldPush(bundleId, because: why) }
         await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)

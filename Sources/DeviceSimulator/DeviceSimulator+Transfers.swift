@@ -115,7 +115,7 @@ extension DeviceSimulator {
             guard record.state == .suspended else { return }
             record.process?.resume()
             apps[bundleId]?.suspendTask?.cancel()
-            try? transition(bundleId, .wake)
+            _ = try? transition(bundleId, .wake)
             announce(bundleId, session: session, wake: "resumed")
         case .holdAndRelaunch:
             guard record.sessionHandlers[session] == nil else { return }

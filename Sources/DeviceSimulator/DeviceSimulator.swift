@@ -18,6 +18,10 @@ public actor DeviceSimulator {
     let transferDaemon: TransferDaemon
     let logger: Logger
     var apps: [String: AppRecord] = [:]
+    /// Connections that have not said hello yet, by the pid of the process that opened them.
+    var peersBeforeHello: [ObjectIdentifier: pid_t] = [:]
+    /// Why the device refused the handshake of an app still launching, by bundle id.
+    var refusedHandshakes: [String: String] = [:]
     var nextCompletionId = 1
     /// `wifi`, `cellular` or `offline`.
     public private(set) var network = "wifi"

@@ -8,7 +8,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
 
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
-            if buffer.readableBytes > Self.maximumLineLength { throw DeviceError("device protocol line too long") }
+            if buffer.readableBytes > Self.maximumLineLength { throw LineTooLong() }
             return .needMoreData
         }
         let length = newline - buffer.readerIndex
@@ -16,5 +16,12 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         buffer.moveReaderIndex(forwardBy: 1)
         context.fireChannelRead(wrapInboundOut(line))
         return .continue
+    }
+}
+
+extension LineFrameDecoder {
+    /// A peer sent more than ``maximumLineLength`` bytes without a newline.
+    struct LineTooLong: Error, CustomStringConvertible {
+        var description: String { "a line longer than \(LineFrameDecoder.maximumLineLength) bytes without a newline" }
     }
 }

@@ -14,7 +14,8 @@ public struct ResumeRateLimiter: Sendable, Equatable {
     public mutating func wake(at now: Duration) {
         guard initialDelay > .zero else { return }
         if let lastWake, now - lastWake > delay { delay = .zero }  // it passed without a wake
-        delay = delay == .zero ? initialDelay : delay * 2
+        // Doubling stops at a day (or the first delay, if longer): a storm of wakes cannot grow it forever.
+        delay = delay == .zero ? initialDelay : min(delay * 2, max(initialDelay, .seconds(86_400)))
         lastWake = now
     }
 

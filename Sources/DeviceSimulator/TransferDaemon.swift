@@ -2,6 +2,10 @@ import AsyncHTTPClient
 import Crypto
 import DeviceProtocol
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
@@ -250,10 +254,32 @@ private struct Download: Sendable {
         var fromResumeData = false
     }
 
+    /// The partial download resume data names, if it is one the daemon could have made for this task:
+    /// a `CFNetworkDownload_*` file in the task's own folder (the app's tmp/), a regular file with no
+    /// other name (not a link, not a hard link to a file elsewhere). The app runs as the harness's user,
+    /// so this is not a wall against it; it keeps the daemon from being talked into taking a file that
+    /// was never a download.
+    static func partialDownload(named path: String, beside file: URL) -> URL? {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        guard name.hasPrefix("CFNetworkDownload_"), !name.contains("/"),
+            URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
+                == file.standardizedFileURL.deletingLastPathComponent().path
+        else { return nil }
+        let candidate = file.deletingLastPathComponent().appendingPathComponent(name)
+        var info = stat()
+        guard lstat(candidate.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else { return nil }
+        return candidate
+    }
+
     /// Starts from resume data: the partial file becomes this task's, hashed so far, with the validator
     /// to resume against. Gone or changed, the download simply starts over.
     private func takeOver(_ seed: ResumeData, into progress: Progress) {
-        let partial = URL(fileURLWithPath: seed.file)
+        // Resume data comes from the app, which can write anything into it: only a partial download in
+        // this task's own folder (the app's tmp/) is taken, never a file elsewhere on the host.
+        guard let partial = Self.partialDownload(named: seed.file, beside: file) else {
+            publish(.transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data names a file outside the app's tmp/"])
+            return
+        }
         guard let size = (try? FileManager.default.attributesOfItem(atPath: partial.path))?[.size] as? Int64,
             size == seed.bytes
         else {

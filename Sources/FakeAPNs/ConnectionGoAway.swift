@@ -64,12 +64,41 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Sends GOAWAY `Shutdown` on every connection and waits until they are closed.
-    func shutdownAll() async {
+    /// Sends GOAWAY `Shutdown` on every connection and waits until they are closed. A connection that
+    /// cannot take the frame within `grace` (its TLS handshake never finished, its peer reads nothing)
+    /// is closed without it.
+    func shutdownAll(grace: TimeAmount = .seconds(2)) async {
         let open = state.withLock { Array($0.channels.values) }
         for channel in open {
-            channel.eventLoop.execute { ConnectionGoAway.send(reason: "Shutdown", on: channel) }
+            channel.eventLoop.execute {
+                ConnectionGoAway.send(reason: "Shutdown", on: channel)
+                let forced = channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+                channel.closeFuture.whenComplete { _ in forced.cancel() }
+            }
         }
         for channel in open { try? await channel.closeFuture.get() }
+    }
+}
+
+/// How many connections one listener has open, held under its limit: a connection over it is closed as
+/// it opens, so a flood cannot take every descriptor the process has.
+final class ConnectionCount: Sendable {
+    private let limit: Int
+    private let open = LockedState(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Why a connection over the limit was not set up.
+    struct Full: Error {}
+
+    /// Counts `channel` in until it closes; false (and not counted) when the listener is full.
+    func enter(closing channel: any Channel) -> Bool {
+        let admitted = open.withLock { count -> Bool in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+        if admitted { channel.closeFuture.whenComplete { [open] _ in open.withLock { $0 -= 1 } } }
+        return admitted
     }
 }

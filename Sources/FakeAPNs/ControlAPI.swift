@@ -112,16 +112,20 @@ public final class ControlAPI: Sendable {
             let body = try await decode(
                 RateLimitRequest.self, request, context,
                 example: #"{"deviceToken": "…", "requestsPerSecond": 2, "burst": 2} (null requestsPerSecond removes it)"#)
-            if let rate = body.requestsPerSecond, rate <= 0 {
-                throw HTTPError(.badRequest, message: "requestsPerSecond must be positive, or null to remove the limit")
+            let limit = body.requestsPerSecond.map { FaultInjector.RateLimit(requestsPerSecond: $0, burst: body.burst) }
+            if let limit, let problem = FaultInjector.problem(with: limit) {
+                throw HTTPError(.badRequest, message: problem)
             }
-            faults.limit(body.deviceToken, to: body.requestsPerSecond.map { .init(requestsPerSecond: $0, burst: body.burst) })
+            faults.limit(body.deviceToken, to: limit)
             return .noContent
         }
         router.post("/certificates") { request, context -> EditedResponse<IssuedResponse> in
             let body = try await decode(
                 CertificateRequest.self, request, context,
                 example: #"{"bundleId": "com.example.app", "environment": "sandbox"}"#)
+            if let problem = PushCertificateIssuer.problem(bundleId: body.bundleId) {
+                throw HTTPError(.badRequest, message: problem)
+            }
             let environments: Set<String>
             switch body.environment ?? "sandbox" {
             case "sandbox": environments = ["sandbox"]

@@ -35,11 +35,13 @@ public final class DeviceGateway: Sendable {
     private let timeline: Timeline
     private let log: NotificationLog
     private let policy: DeliveryPolicy
+    private let clock: any ExpiryClock
 
-    init(timeline: Timeline, log: NotificationLog, policy: DeliveryPolicy) {
+    init(timeline: Timeline, log: NotificationLog, policy: DeliveryPolicy, clock: any ExpiryClock = WallClock()) {
         self.timeline = timeline
         self.log = log
         self.policy = policy
+        self.clock = clock
     }
 
     /// Registers a device for `topic` and returns its new token (32 random bytes, lowercase hex). A
@@ -121,7 +123,8 @@ public final class DeviceGateway: Sendable {
     /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
     @discardableResult
-    func accept(_ notification: AcceptedNotification, now: Date = Date()) -> Fate {
+    func accept(_ notification: AcceptedNotification) -> Fate {
+        let now = clock.now
         enum Decision {
             case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
@@ -187,7 +190,8 @@ public final class DeviceGateway: Sendable {
         Task { [weak self] in
             var wake = date
             while true {
-                try? await Task.sleep(for: .seconds(max(0, wake.timeIntervalSinceNow)))
+                guard let clock = self?.clock else { return }
+                await clock.sleep(until: wake)
                 guard !Task.isCancelled, let self else { return }
                 guard let later = self.expireIfDue(token: token, topic: topic) else { return }
                 wake = later
@@ -196,7 +200,8 @@ public final class DeviceGateway: Sendable {
     }
 
     /// Expires the stored notification if it is due; returns when to look again if it is not.
-    private func expireIfDue(token: String, topic: String, now: Date = Date()) -> Date? {
+    private func expireIfDue(token: String, topic: String) -> Date? {
+        let now = clock.now
         enum Check {
             case expired(AcceptedNotification)
             case later(Date)

@@ -22,6 +22,12 @@ public struct FakeAPNsConfiguration: Sendable {
     public var keyEnvironment: String?
     /// A connection with no traffic for this long gets GOAWAY `IdleTimeout`; nil never times out.
     public var idleTimeout: Duration? = .seconds(3600)
+    /// A TLS connection whose handshake has not finished this long after it opened is closed
+    /// (`apns.connection.closed`, `why: handshake timeout`).
+    public var handshakeTimeout: Duration = .seconds(10)
+    /// The most provider connections each listener keeps open at once; one more is closed as it opens
+    /// (`apns.connection.refused`). The benchmark opens 1000.
+    public var maxConnections = 4096
     public var delivery = DeliveryPolicy()
     /// The notification log keeps at least the newest this many requests and forgets older ones, so
     /// that a long-running FakeAPNs does not grow without end (an entry takes about 1 KB); nil keeps

@@ -58,7 +58,7 @@ public final class FakeAPNsServer: Service, Sendable {
         let caFile = configuration.credentialsDirectory.appendingPathComponent("ca.pem")
         let keyFile = configuration.credentialsDirectory.appendingPathComponent("AuthKey_\(configuration.keyId).p8")
         try authority.pem.write(to: caFile, atomically: true, encoding: .utf8)
-        try signingKey.p8.write(to: keyFile, atomically: true, encoding: .utf8)
+        try PrivateFile.write(signingKey.p8, to: keyFile)
 
         let log = NotificationLog(retention: configuration.logRetention)
         let gateway = DeviceGateway(timeline: timeline, log: log, policy: configuration.delivery)
@@ -75,7 +75,7 @@ public final class FakeAPNsServer: Service, Sendable {
             do {
                 let channel = try await makeBootstrap(
                     endpoint: endpoint, environment: environment, tls: tls ? tlsContext : nil,
-                    idleTimeout: configuration.idleTimeout, connections: connections
+                    configuration: configuration, connections: connections, timeline: timeline
                 ).bind(host: configuration.host, port: port).get()
                 listeners.append(channel)
                 return channel.localAddress?.port ?? port
@@ -112,18 +112,36 @@ public final class FakeAPNsServer: Service, Sendable {
     }
 
     private static func makeBootstrap(
-        endpoint: ProviderEndpoint, environment: String, tls: NIOSSLContext?, idleTimeout: Duration?,
-        connections: ConnectionRegistry
+        endpoint: ProviderEndpoint, environment: String, tls: NIOSSLContext?, configuration: FakeAPNsConfiguration,
+        connections: ConnectionRegistry, timeline: Timeline
     ) -> ServerBootstrap {
-        ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let open = ConnectionCount(limit: configuration.maxConnections)
+        let handshakeTimeout = configuration.handshakeTimeout
+        return ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
+                let client = channel.remoteAddress?.description ?? "-"
+                guard open.enter(closing: channel) else {
+                    timeline.publish(
+                        .apnsConnectionRefused, source: "apns",
+                        ["client": client, "why": "\(configuration.maxConnections) connections are open (maxConnections)"])
+                    // A failed initializer makes the bootstrap close the new channel.
+                    return channel.eventLoop.makeFailedFuture(ConnectionCount.Full())
+                }
                 connections.add(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
-                    if let idleTimeout {
+                    if let tls {
+                        try pipeline.addHandler(NIOSSLServerHandler(context: tls))
+                        try pipeline.addHandler(
+                            HandshakeTimeoutHandler(timeout: handshakeTimeout.timeAmount) {
+                                timeline.publish(
+                                    .apnsConnectionClosed, source: "apns",
+                                    ["client": client, "why": "handshake timeout", "after": "\(handshakeTimeout)"])
+                            })
+                    }
+                    if let idleTimeout = configuration.idleTimeout {
                         try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout.timeAmount))
                     }
                     var settings = NIOHTTP2Handler.ConnectionConfiguration()

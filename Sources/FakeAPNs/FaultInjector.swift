@@ -32,6 +32,10 @@ public final class FaultInjector: Sendable {
             self.requestsPerSecond = requestsPerSecond
             self.burst = burst
         }
+
+        /// How many requests the bucket holds: `burst`, or a second's worth (at least one). Only for
+        /// a limit that passed ``FaultInjector/problem(with:)-swift.type.method``.
+        var capacity: Double { Double(burst ?? max(1, Int(requestsPerSecond))) }
     }
 
     /// What to do with one request.
@@ -57,8 +61,27 @@ public final class FaultInjector: Sendable {
         if let reason = failure.reason, APNsReason.documented[reason] == nil {
             return "'\(reason)' is not one of Apple's reasons: \(APNsReason.documented.keys.sorted().joined(separator: ", "))"
         }
-        if let count = failure.count, count < 1 { return "count must be at least 1" }
-        if let delay = failure.delayMilliseconds, delay < 0 { return "delayMilliseconds must not be negative" }
+        if let count = failure.count, let problem = InputBounds.problem("count", count, in: InputBounds.count) {
+            return problem
+        }
+        if let delay = failure.delayMilliseconds,
+            let problem = InputBounds.problem("delayMilliseconds", delay, in: InputBounds.milliseconds, unit: " ms")
+        {
+            return problem
+        }
+        return nil
+    }
+
+    /// Checks that `limit` can be kept: a rate and a burst in bounds; returns a message if not.
+    public static func problem(with limit: RateLimit) -> String? {
+        if let problem = InputBounds.problem(
+            "requestsPerSecond", limit.requestsPerSecond, in: InputBounds.requestsPerSecond)
+        {
+            return problem + " (null removes the limit)"
+        }
+        if let burst = limit.burst, let problem = InputBounds.problem("burst", burst, in: InputBounds.count) {
+            return problem
+        }
         return nil
     }
 
@@ -70,7 +93,7 @@ public final class FaultInjector: Sendable {
         state.withLock { state in
             let token = token.lowercased()
             if let limit {
-                state.limits[token] = (limit, Double(limit.burst ?? max(1, Int(limit.requestsPerSecond))), .now)
+                state.limits[token] = (limit, limit.capacity, .now)
             } else {
                 state.limits[token] = nil
             }
@@ -85,8 +108,7 @@ public final class FaultInjector: Sendable {
             if var entry = state.limits[token] {
                 let elapsed = entry.updated.duration(to: now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                let capacity = Double(entry.limit.burst ?? max(1, Int(entry.limit.requestsPerSecond)))
-                entry.tokens = min(capacity, entry.tokens + seconds * entry.limit.requestsPerSecond)
+                entry.tokens = min(entry.limit.capacity, entry.tokens + seconds * entry.limit.requestsPerSecond)
                 entry.updated = now
                 let allowed = entry.tokens >= 1
                 if allowed { entry.tokens -= 1 }

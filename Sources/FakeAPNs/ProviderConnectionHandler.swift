@@ -123,6 +123,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         if let streamError = error as? NIOHTTP2Errors.StreamError {
             pending[streamError.streamID] = nil
         } else {
+            endpoint.timeline.publish(
+                .apnsConnectionClosed, source: "apns",
+                ["client": context.remoteAddress?.description ?? "-", "why": "\(error)"])
             context.close(promise: nil)
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The provider-token rules APNs applies per connection, as a value: the first valid token binds the
-/// connection to its key; a token is reused without re-verifying until it is an hour old; a new token
+/// connection to its key; a token is reused without re-verifying until it is an hour old (and is refused
+/// when its `iat` lies more than an hour ahead); a new token
 /// within 20 minutes of the last is refused; until the first valid token only one stream is allowed.
 public struct ProviderConnectionState: Sendable {
     /// The key the first valid push used; later tokens must use it too.
@@ -15,6 +16,17 @@ public struct ProviderConnectionState: Sendable {
 
     public init() {}
 
+    /// Apple takes an `iat` "no more than one hour from the current time", either way: older is
+    /// `ExpiredProviderToken` (make a new one), later cannot be a token made now, so it is refused as
+    /// `InvalidProviderToken`, the reason Apple gives a token it cannot accept.
+    static func timeWindowRefusal(issuedAt: Double, now: Date) -> APNsReason? {
+        let age = now.timeIntervalSince1970 - issuedAt
+        guard age.isFinite else { return .invalidProviderToken }
+        if age > maximumTokenAge { return .expiredProviderToken }
+        if age < -maximumTokenAge { return .invalidProviderToken }
+        return nil
+    }
+
     /// True once a request carried a valid token: the moment APNs raises `MAX_CONCURRENT_STREAMS`.
     public var isAuthenticated: Bool { boundKeyId != nil }
 
@@ -26,9 +38,7 @@ public struct ProviderConnectionState: Sendable {
         if let current, current.token == token {
             // The same token as before, on every request but the first after a refresh: kept as it is.
             claims = current.claims
-            guard now.timeIntervalSince1970 - claims.issuedAt <= Self.maximumTokenAge else {
-                return .failure(.expiredProviderToken)
-            }
+            if let refusal = Self.timeWindowRefusal(issuedAt: claims.issuedAt, now: now) { return .failure(refusal) }
             return .success(claims)
         } else {
             switch verifier.verify(String(token)) {
@@ -43,9 +53,7 @@ public struct ProviderConnectionState: Sendable {
                 return .failure(.tooManyProviderTokenUpdates)
             }
         }
-        guard now.timeIntervalSince1970 - claims.issuedAt <= Self.maximumTokenAge else {
-            return .failure(.expiredProviderToken)
-        }
+        if let refusal = Self.timeWindowRefusal(issuedAt: claims.issuedAt, now: now) { return .failure(refusal) }
         current = (String(token), claims)
         boundKeyId = claims.keyId
         return .success(claims)

@@ -17,7 +17,7 @@ final class ProviderEndpoint: Sendable {
     let faults: FaultInjector
     private let validator: ProviderRequestValidator
     private let verifier: ProviderTokenVerifier
-    private let timeline: Timeline
+    let timeline: Timeline
 
     init(
         verifier: ProviderTokenVerifier, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,

@@ -14,15 +14,37 @@ public struct PushCertificateIssuer: Sendable {
         public var combinedFile: String
     }
 
+    /// What is wrong with `bundleId` as Apple takes bundle ids (letters, digits, `-` and `.`, at most
+    /// 155 characters); nil when it can be used. It also names the issued files, so nothing else may pass.
+    public static func problem(bundleId: String) -> String? {
+        let allowed = bundleId.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: ".")
+        }
+        guard !bundleId.isEmpty, bundleId.utf8.count <= 155, allowed, !bundleId.hasPrefix(".") else {
+            return "bundleId must be 1 to 155 letters, digits, '-' and '.' (not starting with '.'), as Apple's bundle ids are"
+        }
+        return nil
+    }
+
+    /// - Throws: ``CertificateRequestError`` when `bundleId` is not a bundle id.
     public func issue(bundleId: String, environments: Set<String>) throws -> Issued {
+        if let problem = Self.problem(bundleId: bundleId) { throw CertificateRequestError(message: problem) }
         let (certificate, key) = try authority.issuePushCertificate(bundleId: bundleId, environments: environments)
         let name = "push-\(bundleId)-\(environments.sorted().joined(separator: "+"))"
         let certificateFile = directory.appendingPathComponent(name + ".pem")
         let keyFile = directory.appendingPathComponent(name + ".key")
         let combinedFile = directory.appendingPathComponent(name + ".combined.pem")
         try certificate.write(to: certificateFile, atomically: true, encoding: .utf8)
-        try key.write(to: keyFile, atomically: true, encoding: .utf8)
-        try (certificate + "\n" + key).write(to: combinedFile, atomically: true, encoding: .utf8)
+        try PrivateFile.write(key, to: keyFile)
+        try PrivateFile.write(certificate + "\n" + key, to: combinedFile)
         return Issued(certificateFile: certificateFile.path, keyFile: keyFile.path, combinedFile: combinedFile.path)
     }
+}
+
+/// A certificate request that cannot be issued, in words.
+public struct CertificateRequestError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -110,6 +110,9 @@ struct ParseRoutes: Sendable {
 }
 
 extension ParseRoutes {
+    /// The longest `expiration_interval` taken: ten years, far past anything APNs keeps.
+    static let longestExpirationInterval = 315_360_000
+
     /// `expiration_time` (epoch seconds or an ISO date) or `expiration_interval` (seconds from now), as
     /// APNs's `apns-expiration`.
     static func expiration(_ body: [String: Any]) throws -> Int? {
@@ -122,17 +125,31 @@ extension ParseRoutes {
             guard let seconds = (interval as? NSNumber)?.doubleValue, seconds > 0 else {
                 throw ParseError.pushMisconfigured("expiration_interval must be a number greater than 0")
             }
+            guard seconds <= Double(longestExpirationInterval) else {
+                throw ParseError.pushMisconfigured(
+                    "expiration_interval must be at most \(longestExpirationInterval) seconds (ten years), not \(seconds)")
+            }
             return Int((Date().timeIntervalSince1970 + seconds).rounded(.up))
         }
         switch time {
         case nil: return nil
-        case let number as NSNumber: return number.intValue
+        case let number as NSNumber:
+            let seconds = number.doubleValue
+            guard seconds.isFinite, seconds.rounded(.down) >= Double(InputBounds.epochSeconds.lowerBound),
+                seconds <= Double(InputBounds.epochSeconds.upperBound)
+            else {
+                throw ParseError.pushMisconfigured(
+                    "expiration_time must be epoch seconds from 0 to \(InputBounds.epochSeconds.upperBound), not \(number)")
+            }
+            return Int(seconds)
         case let text as String:
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text)
-            guard let date else { throw ParseError.pushMisconfigured("\(text) is not valid time.") }
-            return Int(date.timeIntervalSince1970)
+            guard let seconds = ISODate.epochSeconds(text) else {
+                throw ParseError.pushMisconfigured("\(text) is not valid time.")
+            }
+            guard InputBounds.epochSeconds.contains(seconds) else {
+                throw ParseError.pushMisconfigured("expiration_time must be from 1970 to 9999, not \(text)")
+            }
+            return seconds
         default:
             throw ParseError.pushMisconfigured("\(String(describing: time)) is not valid time.")
         }

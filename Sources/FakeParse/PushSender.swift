@@ -15,6 +15,13 @@ final class PushSender: Sendable {
         self.timeline = timeline
     }
 
+    /// The badge an `Increment` push shows: one more than the installation's, held to the range iOS
+    /// shows (a stored badge is the client's number: it may be anything).
+    static func incremented(_ badge: Int?) -> Int {
+        let range = InputBounds.badge
+        return min(max(badge ?? 0, range.lowerBound), range.upperBound - 1) + 1
+    }
+
     /// Records the push and starts sending it; returns the `_PushStatus` id.
     func start(query: InstallationQuery, data: [String: Any], expiration: Int?, rawBody: String) throws -> String {
         let statusId = ParseObjectId.make()
@@ -33,7 +40,7 @@ final class PushSender: Sendable {
         let payload = PushPayload(data: data)
         let incrementsBadge = (data["badge"] as? String)?.lowercased() == "increment"
         let notifications: [(String, APNsProvider.Notification)] = targets.map { installation in
-            let badge = incrementsBadge ? ((installation["badge"] as? Int) ?? 0) + 1 : nil
+            let badge = incrementsBadge ? Self.incremented(installation["badge"] as? Int) : nil
             let topic = installation["appIdentifier"] as? String ?? ""
             return (
                 installation["objectId"] as? String ?? "",

@@ -47,7 +47,7 @@ struct Run: AsyncParsableCommand {
         }
         var selected = try select(from: configuration)
         selected = try replaceApps(in: selected, configuration: configuration)
-        guard parallel >= 1 else { fail("--parallel takes a number of runs at a time, 1 or more", code: 2) }
+        guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         if selected.count == 1, !all, shard == nil {
             try await runOne(selected[0], configuration: configuration, base: base)
@@ -81,7 +81,7 @@ struct Run: AsyncParsableCommand {
             guard !scenarios.isEmpty else {
                 fail("name a scenario to run, or use --all (see 'harness list')", code: 2)
             }
-            selected = try scenarios.map { name in
+            selected = scenarios.map { name in
                 guard let scenario = configuration.scenario(named: name) else {
                     let known = configuration.scenarios.map(\.name).joined(separator: ", ")
                     fail("no scenario named '\(name)' in \(options.config); known scenarios: \(known)", code: 2)

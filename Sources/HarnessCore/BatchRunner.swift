@@ -52,7 +52,7 @@ public struct BatchRunner: Sendable {
                 guard let scenario = pending.popFirst() else { return }
                 group.addTask { await self.runOne(scenario, configuration: prepared, output: output) }
             }
-            for _ in 0..<parallel { startNext() }
+            for _ in 0..<min(parallel, scenarios.count) { startNext() }
             while let result = await group.next() {
                 results.append(result)
                 if parallel > 1 {
@@ -60,6 +60,14 @@ public struct BatchRunner: Sendable {
                 }
                 if !Task.isCancelled { startNext() }
             }
+        }
+        // An interrupted batch still accounts for every scenario it was given.
+        let ran = Set(results.map(\.scenario))
+        for scenario in scenarios where !ran.contains(scenario.name) {
+            results.append(
+                RunResult(
+                    scenario: scenario.name, outcome: .skipped, verdict: nil,
+                    reportDirectory: reportDirectory.appendingPathComponent(scenario.name), duration: .zero))
         }
         let order = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1.name, $0) })
         results.sort { order[$0.scenario, default: 0] < order[$1.scenario, default: 0] }
@@ -92,7 +100,7 @@ public struct BatchRunner: Sendable {
         switch result.outcome {
         case .passed: ""
         case .failed(let message), .setupError(let message): ": \(message)"
-        case .interrupted: ""
+        case .interrupted, .skipped: ""
         }
     }
 
@@ -115,13 +123,16 @@ public struct BatchRunner: Sendable {
             var scenarios: Int
             var passed: Int
             var failed: [String]
+            /// Scenarios an interruption kept from starting.
+            var skipped: [String]
             var seconds: Double
             var parallel: Int
             var results: [RunReport.Summary]
         }
         let summary = Summary(
             scenarios: results.count, passed: results.filter { $0.outcome == .passed }.count,
-            failed: results.filter { $0.outcome != .passed }.map(\.scenario), seconds: seconds, parallel: parallel,
+            failed: results.filter { $0.outcome != .passed && $0.outcome != .skipped }.map(\.scenario),
+            skipped: results.filter { $0.outcome == .skipped }.map(\.scenario), seconds: seconds, parallel: parallel,
             results: results.map(RunReport.Summary.init))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

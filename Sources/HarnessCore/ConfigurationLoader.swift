@@ -1,4 +1,6 @@
+import FakeAPNs
 import Foundation
+import HarnessTimeline
 import MediaServer
 import Yams
 
@@ -38,6 +40,7 @@ public enum ConfigurationLoader {
         }
         if let scenarios = top["scenarios"] {
             for (name, scenario) in try scenarios.namedEntries() {
+                if let problem = YAMLReader.problem(withName: name) { throw scenario.error(problem) }
                 configuration.scenarios.append(
                     try readScenario(name, scenario, apps: configuration.apps, device: configuration.services.device))
             }
@@ -52,16 +55,17 @@ public enum ConfigurationLoader {
             if let value = apns["coalescingWindow"] { services.apns.coalescingWindow = try value.duration() }
             if let value = apns["port"] { services.apns.port = try value.port() }
             if let value = apns["controlPort"] { services.apns.controlPort = try value.port() }
-            if let value = apns["teamId"] { services.apns.teamId = try value.string() }
-            if let value = apns["keyId"] { services.apns.keyId = try value.string() }
+            if let value = apns["teamId"] { services.apns.teamId = try value.identifier() }
+            if let value = apns["keyId"] { services.apns.keyId = try value.identifier() }
         }
         if let media = try entries["media"]?.mapping(known: [
             "port", "controlPort", "root", "throttle", "serverThrottle", "burst", "firstByteDelay", "latency", "faults",
         ]) {
             if let value = media["serverThrottle"] { services.media.serverThrottle = value.node.null != nil ? nil : try value.rate() }
-            if let value = media["burst"] { services.media.burst = try value.int(range: 1...Int.max) }
-            if let value = media["firstByteDelay"] { services.media.firstByteDelay = try value.duration() }
-            if let value = media["latency"] { services.media.latency = try value.duration() }
+            if let value = media["burst"] { services.media.burst = try value.int(range: 1...InputBounds.bytes.upperBound) }
+            // The media server takes at most a day of delay before a response (docs/limits.md).
+            if let value = media["firstByteDelay"] { services.media.firstByteDelay = try value.duration(atMost: .seconds(86_400)) }
+            if let value = media["latency"] { services.media.latency = try value.duration(atMost: .seconds(86_400)) }
             if let value = media["port"] { services.media.port = try value.port() }
             if let value = media["controlPort"] { services.media.controlPort = try value.port() }
             if let value = media["root"] { services.media.root = try value.string() }
@@ -154,8 +158,11 @@ public enum ConfigurationLoader {
         guard let command = entries["command"] else { throw reader.error("an app needs a 'command' (a list)") }
         let arguments = try command.strings()
         guard !arguments.isEmpty else { throw command.error("the command must not be empty") }
+        // The bundle id names the app's container folder and its push certificates' files.
+        let bundle = try bundleId.string()
+        if let problem = PushCertificateIssuer.problem(bundleId: bundle) { throw bundleId.error(problem) }
         var app = AppConfiguration(
-            name: name, bundleId: try bundleId.string(), build: try entries["build"]?.strings(), command: arguments,
+            name: name, bundleId: bundle, build: try entries["build"]?.strings(), command: arguments,
             backgroundModes: Set(try entries["backgroundModes"]?.strings() ?? []))
         let knownModes: Set<String> = ["remote-notification", "fetch", "audio", "location", "voip", "processing"]
         if let modes = entries["backgroundModes"], let unknown = app.backgroundModes.subtracting(knownModes).first {
@@ -328,7 +335,8 @@ public enum ConfigurationLoader {
             expectation.files = try files.sequence().map { item in
                 let fields = try item.mapping(known: ["path", "sha256OfFixture"])
                 guard let path = fields["path"] else { throw item.error("a file expectation needs a 'path'") }
-                return FileExpectation(path: try path.string(), sha256OfFixture: try fields["sha256OfFixture"]?.string())
+                return FileExpectation(
+                    path: try path.relativePath(), sha256OfFixture: try fields["sha256OfFixture"]?.relativePath())
             }
         }
         return expectation

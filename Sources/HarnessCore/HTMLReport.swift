@@ -45,10 +45,13 @@ enum HTMLReport {
             switch result.outcome {
             case .failed(let text), .setupError(let text): message = text
             case .passed, .interrupted: message = ""
+            case .skipped: message = "the batch was interrupted before this scenario started"
             }
             let name = escape(result.scenario)
+            // A skipped scenario never ran, so it has no report to link to.
+            let cell = result.outcome == .skipped ? name : "<a href=\"\(link(result.scenario))/report.html\">\(name)</a>"
             return "<tr class=\"\(label == "PASS" ? "seen" : "missing")\"><td>\(label)</td>"
-                + "<td><a href=\"\(link(result.scenario))/report.html\">\(name)</a></td><td>\(String(format: "%.1f s", result.seconds))</td>"
+                + "<td>\(cell)</td><td>\(String(format: "%.1f s", result.seconds))</td>"
                 + "<td>\(escape(message))</td></tr>"
         }.joined(separator: "\n")
         return """

@@ -27,6 +27,7 @@ enum RunReport {
     static func junit(_ results: [RunResult], time: Double) -> String {
         let failures = results.filter { if case .failed = $0.outcome { true } else { false } }.count
         let errors = results.filter { if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false } }.count
+        let skipped = results.filter { $0.outcome == .skipped }.count
         let cases = results.map { result -> String in
             var body = ""
             switch result.outcome {
@@ -36,6 +37,8 @@ enum RunReport {
                 body = "      <failure message=\"\(escape(message))\">\(escape(result.explanation))</failure>\n"
             case .interrupted:
                 body = "      <error message=\"interrupted\">the run was interrupted before it finished</error>\n"
+            case .skipped:
+                body = "      <skipped message=\"the batch was interrupted before this scenario started\"/>\n"
             case .setupError(let message):
                 body = "      <error message=\"\(escape(message))\">\(escape(result.explanation))</error>\n"
             }
@@ -45,7 +48,7 @@ enum RunReport {
 
                 """
         }.joined()
-        let totals = "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(String(format: "%.3f", time))\""
+        let totals = "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", time))\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="harness" \(totals)>
@@ -78,6 +81,7 @@ enum RunReport {
             switch result.outcome {
             case .failed(let text), .setupError(let text): message = text
             case .passed, .interrupted: message = nil
+            case .skipped: message = "the batch was interrupted before this scenario started"
             }
             seconds = result.seconds
             chain = (result.verdict?.links ?? []).map {

@@ -9,6 +9,8 @@ public enum RunOutcome: Sendable, Equatable {
     case interrupted
     /// The run could not be set up (configuration, ports): not a verdict on the app.
     case setupError(String)
+    /// The batch was interrupted before this scenario started: it never ran.
+    case skipped
 
     /// 0 pass, 1 a scenario failed, 2 usage or configuration error, 130 interrupted.
     public var exitCode: Int32 {
@@ -16,7 +18,7 @@ public enum RunOutcome: Sendable, Equatable {
         case .passed: 0
         case .failed: 1
         case .setupError: 2
-        case .interrupted: 130
+        case .interrupted, .skipped: 130
         }
     }
 
@@ -26,6 +28,7 @@ public enum RunOutcome: Sendable, Equatable {
         case .failed: "FAIL"
         case .interrupted: "INTERRUPTED"
         case .setupError: "ERROR"
+        case .skipped: "SKIPPED"
         }
     }
 }

@@ -73,10 +73,12 @@ public final class ServiceStack: Sendable {
         }
         timeline.publish(.serviceStarted, source: "harness", ["service": "parse", "url": parse.url])
 
+        let temporary = FileManager.default.temporaryDirectory
+        for name in LeftoverSockets.removeDead(in: temporary) {
+            timeline.publish("harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
+        }
         var deviceConfiguration = DeviceConfiguration(
-            dataDirectory: stateDirectory.appendingPathComponent("device"),
-            socketPath: FileManager.default.temporaryDirectory
-                .appendingPathComponent("harness-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock").path)
+            dataDirectory: stateDirectory.appendingPathComponent("device"), socketPath: LeftoverSockets.path(in: temporary))
         deviceConfiguration.backgroundPushBudget = deviceSettings.backgroundPushBudget
         deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
         deviceConfiguration.launchTimeout = deviceSettings.launchTimeout

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 import Yams
 
 /// Strict reading of harness.yml: every mapping declares the keys it knows, and anything else, or a
@@ -42,6 +43,42 @@ struct YAMLReader {
         }
     }
 
+    /// A name that also names files and folders (a scenario's report folder): letters, digits, `.`,
+    /// `_` and `-`, not starting with `.`, at most 100 characters.
+    static func problem(withName name: String) -> String? {
+        let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0) }
+        guard !name.isEmpty, name.count <= 100, allowed, !name.hasPrefix(".") else {
+            return "'\(name)' cannot be used as a name: use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100"
+        }
+        return nil
+    }
+
+    /// An Apple team or key id, which also names the `.p8` file: 1 to 32 letters and digits (Apple's
+    /// are 10).
+    func identifier() throws -> String {
+        let text = try string()
+        guard (1...32).contains(text.count), text.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) else {
+            throw error("expected 1 to 32 letters and digits, as Apple's team and key ids are (10), found '\(text)'")
+        }
+        return text
+    }
+
+    /// A duration of at most `limit`.
+    func duration(atMost limit: Duration) throws -> Duration {
+        let value = try duration()
+        guard value <= limit else { throw error("at most \(limit) here, found '\(try string())'") }
+        return value
+    }
+
+    /// A path inside the app's container or the media root: relative, without `..`.
+    func relativePath() throws -> String {
+        let text = try string()
+        guard !text.isEmpty, !text.hasPrefix("/"), !text.split(separator: "/").contains("..") else {
+            throw error("expected a relative path without '..', found '\(text)'")
+        }
+        return text
+    }
+
     func sequence() throws -> [YAMLReader] {
         guard let sequence = node.sequence else { throw error("expected a list") }
         return sequence.enumerated().map { index, item in
@@ -81,17 +118,24 @@ struct YAMLReader {
         return value
     }
 
-    /// `30s`, `500ms`, `2m`, or a number of seconds.
+    /// The longest duration harness.yml takes: a year (the longest default, APNs's storage, is 30 days).
+    static let longestDuration: Double = 366 * 86_400
+
+    /// `30s`, `500ms`, `2m`, or a number of seconds; at most a year.
     func duration() throws -> Duration {
         let text = try string().trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
+        var seconds: Double?
         for (suffix, factor) in units where text.hasSuffix(suffix) {
-            if let number = Double(text.dropLast(suffix.count)), number >= 0 {
-                return .milliseconds(Int64((number * factor * 1000).rounded()))
-            }
+            if let number = Double(text.dropLast(suffix.count)) { seconds = number * factor }
+            break
         }
-        if let seconds = Double(text), seconds >= 0 { return .milliseconds(Int64(seconds * 1000)) }
-        throw error("expected a duration such as 30s, 500ms, 2m, 1h or 7d, found '\(text)'")
+        if seconds == nil { seconds = Double(text) }
+        guard let seconds, seconds.isFinite, seconds >= 0 else {
+            throw error("expected a duration such as 30s, 500ms, 2m, 1h or 7d, found '\(text)'")
+        }
+        guard seconds <= Self.longestDuration else { throw error("a duration is at most 366d, not '\(text)'") }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 
     /// Downlink rates of Apple's Network Link Conditioner profiles (bytes per second; faults.md §3.1)
@@ -109,12 +153,21 @@ struct YAMLReader {
             return preset.bytesPerSecond
         }
         let text = raw.replacingOccurrences(of: " ", with: "")
-        if let bytes = Int(text), bytes > 0 { return bytes }
+        let most = InputBounds.bytesPerSecond.upperBound
+        if let bytes = Int(text), bytes > 0 {
+            guard bytes <= most else { throw error("a rate is at most \(most) bytes per second, not '\(raw)'") }
+            return bytes
+        }
         let units: [(String, Double)] = [
             ("KiB/s", 1024), ("MiB/s", 1024 * 1024), ("KB/s", 1000), ("MB/s", 1_000_000), ("B/s", 1),
         ]
         for (suffix, factor) in units where text.hasSuffix(suffix) {
-            if let number = Double(text.dropLast(suffix.count)), number > 0 { return Int(number * factor) }
+            if let number = Double(text.dropLast(suffix.count)), number > 0, number.isFinite {
+                guard number * factor <= Double(most) else {
+                    throw error("a rate is at most \(most) bytes per second, not '\(raw)'")
+                }
+                return max(1, Int(number * factor))
+            }
         }
         let presets = Self.ratePresets.map(\.name).joined(separator: ", ")
         throw error(

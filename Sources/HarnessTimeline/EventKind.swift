@@ -42,10 +42,16 @@ extension EventKind {
     public static let apnsRejected: EventKind = "apns.request.rejected"
     public static let apnsDelivered: EventKind = "apns.delivered"
     public static let apnsStored: EventKind = "apns.stored"
+    /// A provider connection FakeAPNs closed (`client`, `why`: a handshake timeout, a protocol error).
+    public static let apnsConnectionClosed: EventKind = "apns.connection.closed"
+    /// A provider connection closed as it opened: the listener has `maxConnections` open (`client`, `why`).
+    public static let apnsConnectionRefused: EventKind = "apns.connection.refused"
 
     // DeviceSimulator
     public static let appLaunched: EventKind = "device.app.launched"
     public static let appConnected: EventKind = "device.app.connected"
+    /// The device refused an app's handshake (`bundleId`, `pid`, `reason`); its launch fails at once.
+    public static let appHandshakeFailed: EventKind = "device.app.handshakeFailed"
     public static let appStateChanged: EventKind = "device.app.state"
     public static let appExited: EventKind = "device.app.exited"
     public static let appOutput: EventKind = "device.app.output"

@@ -54,7 +54,8 @@ public final class Timeline: Sendable {
             for continuation in state.subscribers.values { continuation.yield(event) }
             return event
         }
-        forgotten = []
+        // The forgotten generation is freed here, outside the lock.
+        withExtendedLifetime(forgotten) {}
         return event
     }
 

@@ -46,7 +46,11 @@ enum MediaControlAPI {
                     message: #"expected {"fault": one of \#(kinds), "path": "/videos/*", "count": 1, …}: \#(error)"#)
             }
             if let problem = fault.problem { throw HTTPError(.badRequest, message: problem) }
-            let id = faults.withLock { $0.add(fault) }
+            let added = faults.withLock { plan -> Result<Int, HTTPError> in
+                if let refusal = plan.refusal(adding: fault) { return .failure(HTTPError(.badRequest, message: refusal)) }
+                return .success(plan.add(fault))
+            }
+            let id = try added.get()
             timeline.publish("media.fault.added", source: "media", ["id": "\(id)", "fault": fault.fault.rawValue, "path": fault.path ?? "*"])
             return EditedResponse(status: .created, response: FaultAdded(id: id))
         }

@@ -61,6 +61,9 @@ public struct MediaFault: Codable, Sendable, Equatable {
     public var status: Int?
     public var retryAfter: Int?
 
+    /// The longest `path` pattern a rule may have: with request targets bounded too, matching stays cheap.
+    public static let longestPath = 1024
+
     public init(_ fault: Kind, path: String? = nil, count: Int? = nil) {
         self.fault = fault
         self.path = path
@@ -69,20 +72,29 @@ public struct MediaFault: Codable, Sendable, Equatable {
 
     /// What is wrong with the rule, in words; nil when it can be used.
     public var problem: String? {
-        if let count, count < 1 { return "count must be at least 1" }
-        if let probability, !(0...1).contains(probability) { return "probability must be between 0 and 1" }
+        if let count, let problem = InputBounds.problem("count", count, in: InputBounds.count) { return problem }
+        if let probability, let problem = InputBounds.problem("probability", probability, in: 0...1) { return problem }
+        if let path, path.utf8.count > Self.longestPath {
+            return "path must be at most \(Self.longestPath) bytes long, not \(path.utf8.count)"
+        }
         switch fault {
         case .fin, .reset, .stall:
             switch (afterBytes, afterFraction) {
-            case (let bytes?, nil) where bytes >= 0: return nil
+            case (let bytes?, nil) where InputBounds.bytes.contains(bytes): return nil
             case (nil, let fraction?) where (0...1).contains(fraction): return nil
-            default: return "\(fault.rawValue) needs either afterBytes (at least 0) or afterFraction (0 to 1)"
+            default:
+                return "\(fault.rawValue) needs either afterBytes (0 to \(InputBounds.bytes.upperBound)) or afterFraction (0 to 1)"
             }
         case .lyingContentLength:
-            guard let by, by != 0 else { return "lyingContentLength needs by: a number of bytes other than 0" }
+            let most = InputBounds.bytes.upperBound
+            guard let by, by != 0, (-most...most).contains(by) else {
+                return "lyingContentLength needs by: a number of bytes other than 0, from -\(most) to \(most)"
+            }
         case .status:
             guard let status, (400...599).contains(status) else { return "status needs status: 400 to 599" }
-            if let retryAfter, retryAfter < 0 { return "retryAfter must be 0 or more seconds" }
+            if let retryAfter, let problem = InputBounds.problem("retryAfter", retryAfter, in: InputBounds.seconds, unit: " s") {
+                return problem
+            }
         default:
             break
         }
@@ -94,6 +106,9 @@ public struct MediaFault: Codable, Sendable, Equatable {
         if let afterBytes { return min(afterBytes, length) }
         return min(length, Int((afterFraction ?? 0) * Double(length)))
     }
+
+    /// The `Content-Length` a `lyingContentLength` rule declares for a body of `length` bytes.
+    func declaredLength(of length: Int) -> Int { max(0, length + (by ?? 0)) }
 
     func matches(path candidate: String) -> Bool {
         guard let path else { return true }
@@ -111,24 +126,34 @@ public struct MediaFaultStatus: Codable, Sendable, Equatable {
     public var fired: Int
 }
 
-/// `*` and `?` globbing over bytes.
+/// `*` and `?` globbing over bytes, in time proportional to pattern × text at worst and without
+/// recursion: on a mismatch only the last `*` needs to take one more byte (the classic greedy matcher),
+/// since anything an earlier star could absorb the last one can too.
 enum Glob {
     static func matches(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
-        guard let first = pattern.first else { return text.isEmpty }
-        switch first {
-        case UInt8(ascii: "*"):
-            let rest = pattern.dropFirst()
-            var candidate = text
-            while true {
-                if matches(rest, candidate) { return true }
-                guard !candidate.isEmpty else { return false }
-                candidate = candidate.dropFirst()
+        let star = UInt8(ascii: "*")
+        let any = UInt8(ascii: "?")
+        var p = pattern.startIndex
+        var t = text.startIndex
+        // Where the last star was seen, and the text position it has absorbed up to.
+        var lastStar: (pattern: Int, text: Int)?
+        while t < text.endIndex {
+            if p < pattern.endIndex, pattern[p] == star {
+                lastStar = (p, t)
+                p += 1
+            } else if p < pattern.endIndex, pattern[p] == any || pattern[p] == text[t] {
+                p += 1
+                t += 1
+            } else if let star = lastStar {
+                lastStar = (star.pattern, star.text + 1)
+                p = star.pattern + 1
+                t = star.text + 1
+            } else {
+                return false
             }
-        case UInt8(ascii: "?"):
-            return !text.isEmpty && matches(pattern.dropFirst(), text.dropFirst())
-        default:
-            return text.first == first && matches(pattern.dropFirst(), text.dropFirst())
         }
+        while p < pattern.endIndex, pattern[p] == star { p += 1 }
+        return p == pattern.endIndex
     }
 }
 
@@ -163,6 +188,24 @@ struct MediaFaultPlan {
             self.fault = fault
             self.random = SplitMix64(seed: fault.seed ?? 0)
         }
+    }
+
+    /// Every request tries every rule: a bound on how many a control client can add, and on the bytes
+    /// of their path patterns together, so that matching a request (at most pattern × target steps per
+    /// rule) stays cheap whatever the rules are.
+    static let mostRules = 1000
+    static let mostPatternBytes = 4096
+
+    /// Whether `fault` can join the rules in force; a sentence saying why not otherwise.
+    func refusal(adding fault: MediaFault) -> String? {
+        if rules.count >= Self.mostRules {
+            return "at most \(Self.mostRules) fault rules are kept; DELETE /faults clears them"
+        }
+        let bytes = rules.reduce(fault.path?.utf8.count ?? 0) { $0 + ($1.fault.path?.utf8.count ?? 0) }
+        if bytes > Self.mostPatternBytes {
+            return "the rules' path patterns may hold \(Self.mostPatternBytes) bytes together; DELETE /faults clears them"
+        }
+        return nil
     }
 
     private(set) var rules: [Rule] = []

@@ -10,9 +10,13 @@ struct MediaResource {
     let generation: Int
 
     /// Resolves a request path under `root` (itself already free of symlinks), refusing anything that
-    /// would leave it: `..` and `.` segments, NUL bytes, and symlinks that lead outside.
+    /// would leave it: `..` and `.` segments, NUL bytes, and symlinks that lead outside; and a path that
+    /// ends in `/`.
     init?(root: String, path: String, generation: Int = 0) {
-        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return nil }
+        // A slash at the end names a directory, and none is served: `/photo.jpg/` is 404, as on Apache.
+        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0"), !decoded.hasSuffix("/") else {
+            return nil
+        }
         let components = decoded.split(separator: "/")
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
         // realpath(3) and stat(2) directly: Foundation's equivalents cost a fifth of a small response.

@@ -45,6 +45,11 @@ public final class MediaServer: Service, Sendable {
         if let problem = configuration.faults.lazy.compactMap(\.problem).first {
             throw MediaServerError(message: "a media fault cannot be used: \(problem)")
         }
+        var plan = MediaFaultPlan()
+        for fault in configuration.faults {
+            if let refusal = plan.refusal(adding: fault) { throw MediaServerError(message: "the media faults: \(refusal)") }
+            _ = plan.add(fault)
+        }
         if let problem = configuration.settings.problem {
             throw MediaServerError(message: "the media server's settings cannot be used: \(problem)")
         }
@@ -130,7 +135,10 @@ public final class MediaServer: Service, Sendable {
     @discardableResult
     public func addFault(_ fault: MediaFault) throws -> Int {
         if let problem = fault.problem { throw MediaServerError(message: problem) }
-        return faults.withLock { $0.add(fault) }
+        return try faults.withLock { plan in
+            if let refusal = plan.refusal(adding: fault) { throw MediaServerError(message: refusal) }
+            return plan.add(fault)
+        }
     }
 
     /// The rules in force, with how many requests each matched and fired on.
@@ -257,6 +265,9 @@ public final class MediaServer: Service, Sendable {
             ending: Ending, closeAfter: Bool)
     }
 
+    /// The longest request target served: Apache's default `LimitRequestLine` is 8190 bytes.
+    static let longestTarget = 8190
+
     /// Decides a request's reply. `faults` are the rules that apply to it (already counted).
     func reply(to request: HTTPRequestHead, path: String, faults: AppliedFaults) -> Reply {
         let fault = faults.ending
@@ -268,6 +279,7 @@ public final class MediaServer: Service, Sendable {
             headers.add(name: "Allow", value: "GET, HEAD")
             return .short(.methodNotAllowed, headers)
         }
+        guard request.uri.utf8.count <= Self.longestTarget else { return .short(.uriTooLong, headers) }
         switch fault?.fault {
         case .closeBeforeHeaders?:
             return .closeAtOnce
@@ -330,7 +342,7 @@ public final class MediaServer: Service, Sendable {
             if limit < length { ending = fault!.fault == .fin ? .close : fault!.fault == .reset ? .reset : .stall }
             if declaresLength { headers.add(name: "Content-Length", value: "\(length)") }
         case .lyingContentLength?:
-            let declared = max(0, length + fault!.by!)
+            let declared = fault!.declaredLength(of: length)
             headers.add(name: "Content-Length", value: "\(declared)")
             // Claiming less sends only that much, so the connection stays usable; claiming more sends
             // everything and closes (after the response, so FIN), leaving the client short.
@@ -350,7 +362,9 @@ public final class MediaServer: Service, Sendable {
         let path = request.path
         // Changes to the settings apply to responses that start after them.
         let current = settings.withLock { $0 }
-        let applied = request.method == .GET || request.method == .HEAD ? faults.withLock { $0.next(for: path) } : .none
+        // A target longer than any fault rule considers is refused before a rule is tried (414 below).
+        let considered = (request.method == .GET || request.method == .HEAD) && request.uri.utf8.count <= Self.longestTarget
+        let applied = considered ? faults.withLock { $0.next(for: path) } : .none
         for kind in applied.headerChanges.sorted(by: { $0.rawValue < $1.rawValue }) {
             publishFault(MediaFault(kind), path: path)
         }
@@ -475,8 +489,8 @@ public final class MediaServer: Service, Sendable {
 
     /// The server's think time and the link's delay, before a response's first byte.
     private func delayFirstByte(_ settings: MediaServerSettings) async throws {
-        let delay = settings.firstByteDelayMilliseconds + settings.latencyMilliseconds
-        if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        let delay = settings.firstByteWait
+        if delay > .zero { try await Task.sleep(for: delay) }
     }
 
     private func finish(

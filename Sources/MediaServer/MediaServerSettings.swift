@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 
 /// How fast the media server answers; changeable while it runs (the control API's `PUT /settings`).
 public struct MediaServerSettings: Codable, Sendable, Equatable {
@@ -23,12 +24,22 @@ public struct MediaServerSettings: Codable, Sendable, Equatable {
             ("throttleBytesPerSecond", throttleBytesPerSecond), ("serverBytesPerSecond", serverBytesPerSecond),
             ("burstBytes", burstBytes),
         ] {
-            if let value, value <= 0 { return "\(name) must be positive, or null for no limit" }
+            if let value, let problem = InputBounds.problem(name, value, in: InputBounds.bytesPerSecond) {
+                return problem + ", or null for no limit"
+            }
         }
-        if firstByteDelayMilliseconds < 0 { return "firstByteDelayMilliseconds must be 0 or more" }
-        if latencyMilliseconds < 0 { return "latencyMilliseconds must be 0 or more" }
+        for (name, value) in [
+            ("firstByteDelayMilliseconds", firstByteDelayMilliseconds), ("latencyMilliseconds", latencyMilliseconds),
+        ] {
+            if let problem = InputBounds.problem(name, value, in: InputBounds.milliseconds, unit: " ms") {
+                return problem
+            }
+        }
         return nil
     }
+
+    /// How long a response waits before its first byte: think time plus the link's delay.
+    var firstByteWait: Duration { .milliseconds(firstByteDelayMilliseconds + latencyMilliseconds) }
 
     /// The size of one body write at `rate`: about 50 writes a second, between 1 KB and 64 KB.
     static func chunkSize(rate: Int?) -> Int { rate.map { max(1024, min(65536, $0 / 50)) } ?? 65536 }

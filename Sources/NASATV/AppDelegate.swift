@@ -1,5 +1,6 @@
 import DeviceClient
 import Foundation
+import Synchronization
 
 @MainActor
 final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
@@ -64,14 +65,15 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             return
         }
         guard let backgroundWork else { return }
-        var identifier = 0
-        identifier = application.beginBackgroundTask(withName: "save state") {
-            application.endBackgroundTask(identifier)
+        // The expiration handler needs the identifier beginBackgroundTask returns, as in Apple's pattern.
+        let identifier = BackgroundTaskIdentifier()
+        identifier.value = application.beginBackgroundTask(withName: "save state") {
+            application.endBackgroundTask(identifier.value)
         }
         Task {
             try? await Task.sleep(for: .milliseconds(Int64(backgroundWork * 1000)))
             application.log("state saved")
-            application.endBackgroundTask(identifier)
+            application.endBackgroundTask(identifier.value)
         }
     }
 
@@ -268,5 +270,16 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             downloader(application).start(url: url)
         }
         completionHandler()
+    }
+}
+
+/// A background task's identifier, set once `beginBackgroundTask` returns and read by its expiration
+/// handler, which may run on another thread.
+private final class BackgroundTaskIdentifier: Sendable {
+    private let stored = Mutex(0)
+
+    var value: Int {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

@@ -35,4 +35,32 @@ import Testing
         #expect(value["none"] == .null)
         #expect(try JSONDecoder().decode(JSONValue.self, from: Data(value.jsonString().utf8)) == value)
     }
+
+    /// Numbers an app sends are checked before the device computes with them: each of these once
+    /// trapped the whole harness.
+    @Test(arguments: [
+        (nil, nil, true), (0, .zero, true), (900, .seconds(900), true), (315_360_000, .seconds(315_360_000), true),
+        (Double.greatestFiniteMagnitude, nil, true), (1e300, nil, false), (-1, nil, false), (Double.nan, nil, false),
+    ] as [(Double?, Duration?, Bool)])
+    func backgroundFetchIntervals(_ seconds: Double?, _ interval: Duration?, _ accepted: Bool) throws {
+        let params = BackgroundFetchIntervalParams(seconds: seconds)
+        if accepted {
+            #expect(try params.interval() == interval)
+        } else {
+            #expect(throws: RPCError.self) { try params.interval() }
+        }
+    }
+
+    @Test(arguments: [
+        (nil, nil, true), (2.5, .milliseconds(2500), true), (0, nil, false), (-3, nil, false), (1e300, nil, false),
+        (Double.infinity, nil, false),
+    ] as [(Double?, Duration?, Bool)])
+    func notificationDelays(_ interval: Double?, _ delay: Duration?, _ accepted: Bool) throws {
+        let params = NotificationRequestParams(identifier: "n", timeInterval: interval)
+        if accepted {
+            #expect(try params.delay() == delay)
+        } else {
+            #expect(throws: RPCError.self) { try params.delay() }
+        }
+    }
 }

@@ -33,4 +33,15 @@ import Testing
         limiter.wake(at: .zero)
         #expect(limiter.startOfTaskCreated(at: .seconds(1)) == nil)
     }
+
+    /// A storm of wakes cannot double the delay past a day (it once overflowed a Duration).
+    @Test func doublingStopsAtADay() {
+        var limiter = ResumeRateLimiter(initialDelay: .seconds(60))
+        var now = Duration.zero
+        for _ in 0..<200 {
+            limiter.wake(at: now)
+            now += .seconds(1)
+        }
+        #expect(limiter.startOfTaskCreated(at: now) == now - .seconds(1) + .seconds(86_400))
+    }
 }

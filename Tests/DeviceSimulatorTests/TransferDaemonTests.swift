@@ -259,6 +259,40 @@ import Testing
         #expect(requests.last?["status"] == "206")
     }
 
+    /// How forged resume data may point at a file that is not a partial download of this task.
+    enum Forgery: String, CaseIterable {
+        case fileElsewhere, symlinkInTmp, hardLinkInTmp
+    }
+
+    /// Resume data is the app's to write: one naming a file outside its tmp/, or a link in tmp/ to a
+    /// "secret" of the size it claims, is not taken over; the secret stays as it is, and the download
+    /// starts over.
+    @Test(arguments: Forgery.allCases)
+    func resumeDataNamingAFileThatIsNotADownloadIsNotTakenOver(_ forgery: Forgery) async throws {
+        let fixture = try await fixture(background: true)
+        let elsewhere = try PackagePaths.temporaryDirectory("forged-\(forgery)").appendingPathComponent("CFNetworkDownload_secret.tmp")
+        let secret = Data(repeating: 42, count: 1000)
+        try secret.write(to: elsewhere)
+        let named = fixture.root.appendingPathComponent("CFNetworkDownload_forged.tmp")
+        switch forgery {
+        case .fileElsewhere: break
+        case .symlinkInTmp: try FileManager.default.createSymbolicLink(at: named, withDestinationURL: elsewhere)
+        case .hardLinkInTmp: try FileManager.default.linkItem(at: elsewhere, to: named)
+        }
+        let forged = ResumeData(
+            url: fixture.server.url + Self.path, file: forgery == .fileElsewhere ? elsewhere.path : named.path, bytes: 1000,
+            expectedBytes: Int64(Self.body.count), validator: "\"x\"")
+        let app = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("kept.jpg"))
+        try await fixture.start(1, resumeData: forged.encoded, app: app)
+        let finished = await app.completed()
+        await fixture.close()
+        #expect(finished.error == nil)
+        #expect(FileManager.default.contents(atPath: elsewhere.path) == secret)
+        #expect(FileManager.default.contents(atPath: app.kept.path) == Data(Self.body))
+        let restarted = fixture.timeline.events.filter { $0.kind == .transferRestarted }
+        #expect(restarted.map { $0["why"] } == ["the resume data names a file outside the app's tmp/"])
+    }
+
     @Test func httpMaximumConnectionsPerHostMakesTasksTakeTurns() async throws {
         let fixture = try await fixture(background: true, throttle: 1_000_000, connectionsPerHost: 1)
         let first = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("first.jpg"))

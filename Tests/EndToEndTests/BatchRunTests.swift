@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 import TestSupport
 import Testing
 
@@ -34,14 +35,56 @@ import Testing
         let summary = try #require(
             JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json"))) as? [String: Any])
         #expect(summary["passed"] as? Int == shard.count)
+        // Every event these runs published is one docs/event-kinds.md lists, with the attributes it lists.
+        for name in shard {
+            let timeline = try String(contentsOf: reports.appendingPathComponent("\(name)/timeline.jsonl"), encoding: .utf8)
+            for line in timeline.split(separator: "\n") {
+                let event = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let kind = event["kind"] as? String ?? ""
+                let keys = Set((event["attributes"] as? [String: Any] ?? [:]).keys)
+                guard let spec = EventCatalogue.spec(for: EventKind(kind)) else {
+                    Issue.record("\(name): \(kind) is not in docs/event-kinds.md")
+                    continue
+                }
+                #expect(Set(spec.attributes).isSubset(of: keys), "\(name): \(kind) lacks \(Set(spec.attributes).subtracting(keys))")
+                #expect(keys.isSubset(of: Set(spec.attributes + spec.optional)), "\(name): \(kind) has \(keys.subtracting(spec.attributes + spec.optional))")
+            }
+        }
         #expect(summary["parallel"] as? Int == 2)
+    }
+
+    /// Ctrl-C during the first of three scenarios: the batch's reports still account for all three,
+    /// the first interrupted and the other two skipped, so CI sees what never ran.
+    @Test func anInterruptedBatchReportsTheScenariosItNeverRanAsSkipped() async throws {
+        let reports = try PackagePaths.temporaryDirectory()
+        let names = ["silent-push-photo", "resume-after-disconnect", "offline-store-and-forward"]
+        let run = try RunningChild(
+            HarnessCommand.path,
+            ["run"] + names + ["--skip-build", "--ephemeral-ports", "--report-dir", reports.path],
+            currentDirectory: PackagePaths.root)
+        _ = try #require(await run.waitForLine(containing: "device.app.launched"), "\(run.output)")
+        run.send(SIGINT)
+        #expect(await run.waitForExit() == 130, "\(run.output)")
+        let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
+        #expect(junit.contains(#"tests="3" failures="0" errors="1" skipped="2""#), "\(junit)")
+        #expect(junit.components(separatedBy: "<skipped message=").count == 3, "\(junit)")
+        let summary = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json"))) as? [String: Any])
+        #expect(summary["scenarios"] as? Int == 3)
+        #expect(summary["failed"] as? [String] == ["silent-push-photo"])
+        #expect(summary["skipped"] as? [String] == ["resume-after-disconnect", "offline-store-and-forward"])
+        let outcomes = (summary["results"] as? [[String: Any]] ?? []).map { $0["outcome"] as? String ?? "" }
+        #expect(outcomes == ["INTERRUPTED", "SKIPPED", "SKIPPED"])
+        let index = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
+        #expect(index.contains("<td>SKIPPED</td><td>offline-store-and-forward</td>"), "\(index)")
     }
 
     @Test(arguments: [
         (["run"], "name a scenario to run, or use --all"),
         (["run", "--all", "silent-push-photo"], "name scenarios or use --all, not both"),
         (["run", "--all", "--shard", "3/2"], "--shard takes I/N with 1 <= I <= N, such as 2/4, not '3/2'"),
-        (["run", "--all", "--parallel", "0"], "--parallel takes a number of runs at a time, 1 or more"),
+        (["run", "--all", "--parallel", "0"], "--parallel takes a number of runs at a time, 1 to 64"),
+        (["run", "--all", "--parallel", "9223372036854775807"], "--parallel takes a number of runs at a time, 1 to 64"),
     ])
     func badBatchArgumentsExit2(_ arguments: [String], _ message: String) async throws {
         let result = try await HarnessCommand.run(arguments)

@@ -29,14 +29,22 @@ import Testing
         #expect(!timeline.isEmpty)
     }
 
-    /// The Python reference app (Fixtures/apps/nasa_tv.py) speaks the device protocol on its own and
-    /// passes the main chain and the background-session scenarios.
-    @Test(arguments: ["silent-push-photo", "transfer-survives-crash", "transfer-cancelled-by-force-quit"])
-    func thePythonAppPasses(_ scenario: String) async throws {
-        let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario, ["--app", "nasa-tv=nasa-tv-python"])
+    /// The same app in other languages, over the same device protocol, in place of the Swift one: the
+    /// Python reference app (Fixtures/apps/nasa_tv.py) on the main chain and the background-session
+    /// scenarios, and the Perl app (Fixtures/apps/nasa_tv.pl), written from docs/writing-an-app.md and
+    /// docs/device-protocol.md alone, on the main chain, a background relaunch for its session and a
+    /// launch by a push. `marker` is a line only that app logs, so the run proves which app ran.
+    @Test(arguments: [
+        ("nasa-tv-python", "silent-push-photo", "in Python"), ("nasa-tv-python", "transfer-survives-crash", "in Python"),
+        ("nasa-tv-python", "transfer-cancelled-by-force-quit", "in Python"),
+        ("nasa-tv-perl", "silent-push-photo", "nasa_tv.pl: "), ("nasa-tv-perl", "transfer-survives-crash", "nasa_tv.pl: "),
+        ("nasa-tv-perl", "silent-push-not-running", "nasa_tv.pl: "),
+    ])
+    func theAppInAnotherLanguagePasses(_ app: String, _ scenario: String, _ marker: String) async throws {
+        let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario, ["--app", "nasa-tv=\(app)"])
         #expect(result.status == 0, "\(result.transcript)")
         #expect(result.standardOutput.contains("PASS \(scenario)"))
         let timeline = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
-        #expect(timeline.contains("in Python"), "the Python app ran")
+        #expect(timeline.contains(marker), "\(app) ran")
     }
 }

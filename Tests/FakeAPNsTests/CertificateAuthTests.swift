@@ -33,6 +33,26 @@ import Testing
         }
     }
 
+    /// Keys are secrets: owner-only from the moment they exist. And a bundle id names files, so one
+    /// that is not a bundle id is refused before it reaches the disk.
+    @Test func keysAreOwnerOnlyAndBadBundleIdsAreRefused() async throws {
+        try await FakeAPNsServer.withServer { apns in
+            let issued = try apns.issuePushCertificate(bundleId: bundleId)
+            for file in [apns.keyFile.path, issued.keyFile, issued.combinedFile] {
+                let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+                #expect(permissions == 0o600, "\(file)")
+            }
+            for bad in ["com/../../etc", "", ".hidden", "com.example app", String(repeating: "a", count: 156)] {
+                let answer = try await CurlExchange.json(
+                    "POST", apns.controlURL + "/certificates", #"{"bundleId": "\#(bad)"}"#)
+                #expect(answer.status == 400, "\(bad): \(answer)")
+                #expect(answer.body.contains("bundleId must be 1 to 155 letters, digits"), "\(answer)")
+            }
+            let good = try await CurlExchange.json("POST", apns.controlURL + "/certificates", #"{"bundleId": "com.example-app.x"}"#)
+            #expect(good.status == 201, "\(good)")
+        }
+    }
+
     @Test func anOpenSSLExportedP12Works() async throws {
         try await FakeAPNsServer.withServer { apns in
             let token = apns.gateway.register(topic: bundleId) { _ in }

@@ -42,30 +42,6 @@ import Testing
         #expect(timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"] == "apns-expiration already passed" })
     }
 
-    /// A stored notification replaced by a newer one expires at the newer one's time, whether that is
-    /// later (the device's timer wakes, finds it not due and sleeps again) or sooner (the timer is
-    /// moved up).
-    @Test(arguments: [(5, 10), (60, 5)])
-    func aReplacementExpiresAtItsOwnTime(firstIn: Int, secondIn: Int) async throws {
-        let (server, timeline) = try await start()
-        let token = server.gateway.register(topic: "com.example.app") { _ in }
-        server.gateway.setOnline(token, false)
-        let now = Int(Date().timeIntervalSince1970)
-        _ = try await push(server, token, headers: ["apns-expiration: \(now + firstIn)"])
-        _ = try await push(server, token, headers: ["apns-expiration: \(now + secondIn)"])
-        let ids = server.log.entries(deviceToken: token).map(\.apnsId)
-        try #require(ids.count == 2)
-        let expired = try await withDeadline(.seconds(20), "an apns.expired event") {
-            await timeline.subscribe().first { $0.kind == "apns.expired" }
-        }
-        let seenAt = Date()
-        await server.close()
-        #expect(expired?["apnsId"] == ids[1], "the newer notification expires, not the one it replaced")
-        #expect(seenAt.timeIntervalSince1970 >= Double(now + secondIn), "not before its apns-expiration")
-        #expect(timeline.events.contains { $0.kind == "apns.replaced" && $0["apnsId"] == ids[0] })
-        #expect(timeline.events.filter { $0.kind == "apns.expired" }.count == 1)
-    }
-
     @Test func anOnlineDeviceGetsItAtOnceAndTheLogSaysWhen() async throws {
         let (server, timeline) = try await start()
         let delivered = AsyncStream.makeStream(of: AcceptedNotification.self)

@@ -81,4 +81,17 @@ import Testing
             reason(state.authenticate(jwt(key, iat: now.timeIntervalSince1970), environment: "sandbox", verifier: verifier, now: now))
                 == "BadEnvironmentKeyIdInToken")
     }
+
+    /// Apple: `iat` "no more than one hour from the current time", either way.
+    @Test(arguments: [
+        (-3600.0, nil), (-3601.0, "ExpiredProviderToken"), (-86_400.0, "ExpiredProviderToken"), (0.0, nil),
+        (3600.0, nil), (3601.0, "InvalidProviderToken"), (86_400.0, "InvalidProviderToken"),
+        (1e300, "InvalidProviderToken"), (-1e300, "ExpiredProviderToken"),
+    ] as [(Double, String?)])
+    func theTokenMustBeIssuedWithinAnHourOfNow(offset: Double, refusal: String?) {
+        var state = ProviderConnectionState()
+        let token = jwt(key, iat: offset > 1e15 || offset < -1e15 ? offset : now.timeIntervalSince1970 + offset)
+        #expect(reason(state.authenticate(token, environment: "sandbox", verifier: verifier, now: now)) == refusal)
+        #expect(state.isAuthenticated == (refusal == nil))
+    }
 }

@@ -66,6 +66,29 @@ import Testing
         #expect(problem.description.contains("unknown key 'prot'"))
     }
 
+    /// Numbers that used to trap when converted, and strings that name files and folders, are errors
+    /// with the key's line, never a crash or a file outside the run's folders.
+    @Test(arguments: [
+        ("backgroundPushBudget: 3s", "backgroundPushBudget: infs", "expected a duration"),
+        ("backgroundPushBudget: 3s", "backgroundPushBudget: 1e300", "a duration is at most 366d"),
+        ("backgroundPushBudget: 3s", "backgroundPushBudget: 400d", "a duration is at most 366d"),
+        ("backgroundPushBudget: 3s", "backgroundPushBudget: nan", "expected a duration"),
+        ("throttle: 100KB/s", "throttle: 1e300KB/s", "a rate is at most 1099511627776 bytes per second"),
+        ("throttle: 100KB/s", "throttle: infMB/s", "expected a rate"),
+        ("throttle: 100KB/s", "throttle: 9223372036854775807", "a rate is at most"),
+        ("bundleId: com.razeware.NASA-TV", "bundleId: ../../etc", "bundleId must be 1 to 155 letters"),
+        ("  first:\n", "  ../../escape:\n", "cannot be used as a name"),
+        ("within: 10s", "within: 10s\n      files: [{path: ../../../etc/passwd}]", "a relative path without '..'"),
+        ("within: 10s", "within: 10s\n      files: [{path: /etc/passwd}]", "a relative path without '..'"),
+        ("  media:\n", "  apns: {keyId: ../../k}\n  media:\n", "letters and digits, as Apple's team and key ids are"),
+    ])
+    func outOfRangeNumbersAndEscapingNamesAreErrors(_ original: String, _ replacement: String, _ message: String) {
+        let text = valid.replacingOccurrences(of: original, with: replacement)
+        #expect(text != valid, "the edit applies")
+        let problem = error(text)
+        #expect(problem?.message.contains(message) == true, "\(problem?.description ?? "no error")")
+    }
+
     @Test func badValuesAreErrors() throws {
         #expect(error(valid.replacingOccurrences(of: "100KB/s", with: "fast"))?.keyPath == "services.media.throttle")
         #expect(error(valid.replacingOccurrences(of: "backgroundPushBudget: 3s", with: "backgroundPushBudget: soon"))?.keyPath

@@ -56,6 +56,67 @@ import Testing
         #expect(Glob.matches(Array("*.mp?".utf8)[...], Array("/downloads/42.mp3".utf8)[...]))
         #expect(!Glob.matches(Array("/photos/*".utf8)[...], Array("/videos/x".utf8)[...]))
         #expect(Glob.matches(Array("*".utf8)[...], Array("".utf8)[...]))
+        #expect(!Glob.matches(Array("?".utf8)[...], Array("".utf8)[...]))
+        #expect(Glob.matches(Array("a*b*c".utf8)[...], Array("abbbc".utf8)[...]))
+        #expect(!Glob.matches(Array("a*b*c".utf8)[...], Array("abbbcd".utf8)[...]))
+        // The pattern that took the recursive matcher exponential time: the answer comes at once.
+        let stars = Array((String(repeating: "*a", count: 11) + "b").utf8)[...]
+        #expect(!Glob.matches(stars, Array(("/" + String(repeating: "a", count: 40)).utf8)[...]))
+        #expect(Glob.matches(stars, Array(("/" + String(repeating: "a", count: 40) + "b").utf8)[...]))
+    }
+
+    /// Every request tries every rule, so the rules a control client can add are bounded: in number,
+    /// and in the bytes of their path patterns together.
+    @Test func theRulesInForceAreBounded() {
+        var plan = MediaFaultPlan()
+        for _ in 0..<MediaFaultPlan.mostRules {
+            #expect(plan.refusal(adding: MediaFault(.changeETag)) == nil)
+            _ = plan.add(MediaFault(.changeETag))
+        }
+        #expect(plan.refusal(adding: MediaFault(.changeETag))?.contains("at most 1000 fault rules") == true)
+        var patterns = MediaFaultPlan()
+        for _ in 0..<4 { _ = patterns.add(MediaFault(.changeETag, path: "/" + String(repeating: "a", count: 1023))) }
+        #expect(patterns.refusal(adding: MediaFault(.changeETag, path: "/a"))?.contains("4096 bytes together") == true)
+        #expect(patterns.refusal(adding: MediaFault(.changeETag)) == nil, "a rule without a path adds nothing to match")
+    }
+
+    /// The matcher agrees with the definition (a table over every split, filled from the end) on every
+    /// pattern and text of up to five characters from a small alphabet.
+    @Test func globsAgreeWithTheDefinition() {
+        func reference(_ pattern: [UInt8], _ text: [UInt8]) -> Bool {
+            // matches[i][j]: pattern[i...] matches text[j...]
+            var matches = Array(repeating: Array(repeating: false, count: text.count + 1), count: pattern.count + 1)
+            matches[pattern.count][text.count] = true
+            for i in stride(from: pattern.count - 1, through: 0, by: -1) {
+                for j in stride(from: text.count, through: 0, by: -1) {
+                    switch pattern[i] {
+                    case UInt8(ascii: "*"): matches[i][j] = matches[i + 1][j] || (j < text.count && matches[i][j + 1])
+                    case UInt8(ascii: "?"): matches[i][j] = j < text.count && matches[i + 1][j + 1]
+                    default: matches[i][j] = j < text.count && text[j] == pattern[i] && matches[i + 1][j + 1]
+                    }
+                }
+            }
+            return matches[0][0]
+        }
+        func all(_ alphabet: [UInt8], upTo length: Int) -> [[UInt8]] {
+            var words: [[UInt8]] = [[]]
+            var last: [[UInt8]] = [[]]
+            for _ in 0..<length {
+                last = last.flatMap { word in alphabet.map { word + [$0] } }
+                words += last
+            }
+            return words
+        }
+        let patterns = all(Array("a*?".utf8), upTo: 5)
+        let texts = all(Array("ab".utf8), upTo: 5)
+        var disagreements: [String] = []
+        for pattern in patterns {
+            for text in texts where Glob.matches(pattern[...], text[...]) != reference(pattern, text) {
+                disagreements.append("\(String(decoding: pattern, as: UTF8.self)) on \(String(decoding: text, as: UTF8.self))")
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+        #expect(patterns.count == 364 && texts.count == 63)
     }
 
     @Test func badRulesSayWhatIsWrong() {
@@ -65,7 +126,7 @@ import Testing
         #expect(negative.problem?.contains("afterFraction") == true)
         #expect(MediaFault(.lyingContentLength).problem?.contains("by") == true)
         #expect(MediaFault(.status).problem?.contains("400 to 599") == true)
-        #expect(MediaFault(.changeETag, count: 0).problem == "count must be at least 1")
+        #expect(MediaFault(.changeETag, count: 0).problem == "count must be between 1 and 1000000000, not 0")
         #expect(MediaFault(.ignoreRange).problem == nil)
     }
 }

@@ -131,7 +131,7 @@ import Testing
         #expect(try settings(before.standardOutput)["serverBytesPerSecond"] is NSNull, "every setting is shown")
         #expect(try settings(changed.standardOutput)["throttleBytesPerSecond"] as? Int == 8000)
         #expect(refused.standardOutput.hasSuffix("\n400"))
-        #expect(refused.standardOutput.contains("must be positive"))
+        #expect(refused.standardOutput.contains("throttleBytesPerSecond must be between 1 and"))
         #expect(try settings(after.standardOutput)["throttleBytesPerSecond"] as? Int == 8000)
         #expect(timeline.events.contains { $0.kind == "media.settings.changed" && $0["throttle"] == "8000 B/s" })
     }

@@ -42,6 +42,16 @@ import Testing
         return (String(lines.first?.split(separator: " ").dropFirst().first ?? ""), headers)
     }
 
+    /// A slash after a file's name asks for a directory: 404, as Apache answers.
+    @Test func aFileNameWithATrailingSlashIsNotFound() async throws {
+        try await withServer { server, _ in
+            let file = try await curl(["--output", "/dev/null", "--write-out", "%{http_code}", server.url + Self.path])
+            let slashed = try await curl(["--output", "/dev/null", "--write-out", "%{http_code}", server.url + Self.path + "/"])
+            #expect(file.standardOutput == "200")
+            #expect(slashed.standardOutput == "404")
+        }
+    }
+
     @Test func conditionalRequestsFollowRFC9110() async throws {
         try await withServer { server, _ in
             let first = try await head(server, [])

@@ -60,7 +60,12 @@ import Testing
         }
         var negative = MediaServerSettings()
         negative.latencyMilliseconds = -1
-        #expect(negative.problem == "latencyMilliseconds must be 0 or more")
-        #expect(MediaServerSettings(throttleBytesPerSecond: 0).problem?.contains("must be positive") == true)
+        #expect(negative.problem == "latencyMilliseconds must be between 0 and 86400000 ms, not -1")
+        #expect(
+            MediaServerSettings(throttleBytesPerSecond: 0).problem
+                == "throttleBytesPerSecond must be between 1 and 1099511627776, not 0, or null for no limit")
+        var huge = MediaServerSettings()
+        huge.firstByteDelayMilliseconds = .max
+        #expect(huge.problem == "firstByteDelayMilliseconds must be between 0 and 86400000 ms, not \(Int.max)")
     }
 }

@@ -48,6 +48,9 @@ public final class RunningChild: @unchecked Sendable {
     /// Everything printed so far.
     public var output: String { lock.withLock { lines.joined(separator: "\n") } }
 
+    /// Whether the child has not exited yet.
+    public var isRunning: Bool { process.isRunning }
+
     /// Waits for a line containing `text`; nil if the process ended or `timeout` passed first.
     public func waitForLine(containing text: String, timeout: Duration = .seconds(60)) async -> String? {
         let timer = Task { [weak self] in

@@ -3,10 +3,7 @@ import Foundation
 
 /// Feeds arbitrary bytes to FakeAPNs's request validator, token verifier and certificate reader: none
 /// may crash, whatever a provider sends.
-///
-/// Built with `-sanitize=fuzzer -DFUZZING` (see ci/fuzz) it is a libFuzzer target; built normally it
-/// replays the files given as arguments, so a crashing input found once stays a regression test.
-enum ProviderRequestFuzzer {
+enum ProviderRequestTarget {
     static let key = ProviderSigningKey(teamId: "TEAM123456", keyId: "KEY1234567")
     static let verifier: ProviderTokenVerifier = {
         var verifier = ProviderTokenVerifier()
@@ -56,44 +53,3 @@ enum ProviderRequestFuzzer {
     }
 }
 
-#if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-/// SwiftPM makes `<module>_main` an executable's entry point; libFuzzer's driver runs from there.
-@_cdecl("ProviderRequestFuzzer_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { start, size in
-        guard let start else { return 0 }
-        ProviderRequestFuzzer.run(Array(UnsafeBufferPointer(start: start, count: size)))
-        return 0
-    }
-}
-#else
-@main
-struct ReplayCorpus {
-    static func main() throws {
-        let paths = CommandLine.arguments.dropFirst()
-        var files: [URL] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            if isDirectory.boolValue {
-                files += try FileManager.default.contentsOfDirectory(atPath: path).sorted().map {
-                    URL(fileURLWithPath: path).appendingPathComponent($0)
-                }
-            } else {
-                files.append(URL(fileURLWithPath: path))
-            }
-        }
-        for file in files { ProviderRequestFuzzer.run(Array(try Data(contentsOf: file))) }
-        print("replayed \(files.count) inputs")
-    }
-}
-#endif

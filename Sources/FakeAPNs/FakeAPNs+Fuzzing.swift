@@ -1,0 +1,34 @@
+import Foundation
+import HTTPServiceSupport
+
+/// FakeAPNs's control API bodies, reachable by the fuzzer (`Sources/HarnessFuzzer`): an injected
+/// failure, a rate limit and a certificate request as a client sends them; what passes the checks is
+/// used as the server would use it, its arithmetic included.
+@_spi(Fuzzing) public enum FakeAPNsFuzzing {
+    public static func controlBody(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        let decoder = JSONDecoder()
+        let faults = FaultInjector()
+        let token = String(repeating: "a", count: 64)
+        if let request = try? decoder.decode(ControlAPI.FailureRequest.self, from: data),
+            FaultInjector.problem(with: request.failure) == nil
+        {
+            faults.inject(request.failure, for: token)
+            _ = faults.verdict(for: token).delay.timeAmount
+        }
+        if let request = try? decoder.decode(ControlAPI.RateLimitRequest.self, from: data),
+            let rate = request.requestsPerSecond
+        {
+            let limit = FaultInjector.RateLimit(requestsPerSecond: rate, burst: request.burst)
+            if FaultInjector.problem(with: limit) == nil {
+                faults.limit(token, to: limit)
+                let start = ContinuousClock.now
+                _ = faults.verdict(for: token, now: start)
+                _ = faults.verdict(for: token, now: start.advanced(by: .seconds(86_400)))
+            }
+        }
+        if let request = try? decoder.decode(ControlAPI.CertificateRequest.self, from: data) {
+            _ = PushCertificateIssuer.problem(bundleId: request.bundleId)
+        }
+    }
+}

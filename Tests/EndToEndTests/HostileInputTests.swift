@@ -1,0 +1,187 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The inputs that used to take the whole `harness serve` process down (seven traps on numbers nobody
+/// bounded, one glob that took exponential time, and a date ICU could not parse), each sent by curl to
+/// a running `serve` as a user would: each must get a clear error naming the field, and every service
+/// must keep answering.
+@Suite struct HostileInputTests {
+    enum Input: String, CaseIterable, CustomTestStringConvertible {
+        case apnsRateLimit, apnsFailureDelay, mediaFirstByteDelay, mediaLyingLength, mediaLongPath, mediaStarryGlob,
+            parseExpirationInterval, parseBadgeIncrement, parseExpirationTimeICU
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Input.allCases)
+    func aHostileInputGetsAClearErrorAndEveryServiceKeepsAnswering(_ input: Input) async throws {
+        let serve = try await ServedHarness("hostile-\(input.rawValue)")
+        let apnsControl = serve.url("apns", "controlURL")
+        let mediaControl = serve.url("media", "controlURL")
+        let token = try await registerDevice(serve)
+        switch input {
+        case .apnsRateLimit:
+            let answer = try await CurlExchange.json(
+                "POST", apnsControl + "/rate-limits", #"{"deviceToken": "\#(token)", "requestsPerSecond": 1e19}"#)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("requestsPerSecond must be between"), "\(answer)")
+        case .apnsFailureDelay:
+            let answer = try await CurlExchange.json(
+                "POST", apnsControl + "/failures",
+                #"{"deviceToken": "\#(token)", "status": 200, "delayMilliseconds": 10000000000000}"#)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("delayMilliseconds must be between 0 and 86400000"), "\(answer)")
+        case .mediaFirstByteDelay:
+            let answer = try await CurlExchange.json(
+                "PUT", mediaControl + "/settings", #"{"firstByteDelayMilliseconds": 9223372036854775807}"#)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("firstByteDelayMilliseconds must be between 0 and 86400000"), "\(answer)")
+        case .mediaLyingLength:
+            let answer = try await CurlExchange.json(
+                "POST", mediaControl + "/faults", #"{"fault": "lyingContentLength", "by": 9223372036854775807}"#)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("lyingContentLength needs by"), "\(answer)")
+        case .mediaLongPath:
+            let path = "/" + String(repeating: "a", count: 20_000)
+            let answer = try await CurlExchange.json(
+                "POST", mediaControl + "/faults", #"{"fault": "reset", "afterBytes": 0, "path": "\#(path)"}"#)
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("path must be at most 1024 bytes long, not 20001"), "\(answer)")
+            let get = try await CurlExchange.run([serve.url("media") + path])
+            #expect(get.status == 414, "longer than Apache's LimitRequestLine: \(get)")
+        case .mediaStarryGlob:
+            let pattern = String(repeating: "*a", count: 11) + "b"
+            let added = try await CurlExchange.json(
+                "POST", mediaControl + "/faults", #"{"fault": "status", "status": 503, "path": "\#(pattern)"}"#)
+            #expect(added.status == 201, "\(added)")
+            // The old recursive matcher tried every way to split the 40 a's among 11 stars.
+            let get = try await CurlExchange.run([serve.url("media") + "/" + String(repeating: "a", count: 40)])
+            #expect(get.status == 404, "\(get)")
+        case .parseExpirationInterval:
+            let answer = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/push", #"{"where": {}, "data": {}, "expiration_interval": 1e300}"#,
+                headers: parseHeaders(serve, master: true))
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("expiration_interval must be at most 315360000 seconds"), "\(answer)")
+        case .parseExpirationTimeICU:
+            // Found by the parse-push fuzzer: Foundation's ISO8601DateFormatter died with SIGFPE on it.
+            let date = "2030-01-01T0:00:00." + String(repeating: "2", count: 60) + "Z"
+            let answer = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/push", #"{"where": {}, "data": {}, "expiration_time": "\#(date)"}"#,
+                headers: parseHeaders(serve, master: true))
+            #expect(answer.status == 400, "\(answer)")
+            #expect(answer.body.contains("\(date) is not valid time."), "\(answer)")
+        case .parseBadgeIncrement:
+            let saved = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/installations",
+                #"{"deviceType": "ios", "deviceToken": "\#(token)", "appIdentifier": "\#(serve.url("apns", "topic"))", "badge": 9223372036854775807}"#,
+                headers: parseHeaders(serve, master: false))
+            #expect(saved.status == 201, "\(saved)")
+            let push = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/push",
+                #"{"where": {"deviceType": "ios"}, "data": {"alert": "hi", "badge": "Increment"}}"#,
+                headers: parseHeaders(serve, master: true))
+            // The old sender trapped on the overflow while preparing the push, before this answer.
+            #expect(push.status == 200, "\(push)")
+        }
+        try await expectEveryServiceAnswers(serve)
+        #expect(await serve.stop() == 0, "\(serve.process.output)")
+    }
+
+    /// Many small header fields, or one huge one: refused on every HTTP/1.1 surface (400) and on the
+    /// provider API (the HTTP/2 header list is limited to 16 KB), and everything keeps answering.
+    static let headerFlood = """
+        import json, socket, ssl, sys, urllib.parse
+        import h2.config, h2.connection, h2.events
+        endpoints = json.load(open(sys.argv[1]))
+        def http1(url, path, count, size):
+            u = urllib.parse.urlparse(url)
+            s = socket.create_connection((u.hostname, u.port))
+            s.settimeout(30)
+            fields = "".join(f"X-{i}: {'v' * size}\\r\\n" for i in range(count))
+            try:
+                s.sendall(f"GET {u.path}{path} HTTP/1.1\\r\\nHost: x\\r\\n{fields}\\r\\n".encode())
+                return s.recv(12).decode(errors="replace")
+            except OSError as error:
+                # The server answered 400 and closed while the rest was still being sent.
+                return f"refused ({error.__class__.__name__})"
+        def http2(count, size):
+            u = urllib.parse.urlparse(endpoints["apns"]["url"])
+            context = ssl.create_default_context(cafile=endpoints["apns"]["caFile"])
+            context.set_alpn_protocols(["h2"])
+            s = context.wrap_socket(socket.create_connection((u.hostname, u.port)), server_hostname="localhost")
+            s.settimeout(30)
+            c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, validate_outbound_headers=False))
+            c.initiate_connection()
+            s.sendall(c.data_to_send())
+            headers = [(":method", "POST"), (":scheme", "https"), (":authority", "localhost"), (":path", "/3/device/00")]
+            c.send_headers(1, headers + [(f"x-{i}", "v" * size) for i in range(count)], end_stream=True)
+            try:
+                # The server may refuse and close before the whole block is sent: that is a refusal too.
+                s.sendall(c.data_to_send())
+                while True:
+                    data = s.recv(65535)
+                    if not data:
+                        return "refused (closed)"
+                    for event in c.receive_data(data):
+                        if isinstance(event, (h2.events.ConnectionTerminated, h2.events.StreamReset)):
+                            return "refused"
+                        if isinstance(event, h2.events.ResponseReceived):
+                            return "answered " + dict(event.headers).get(b":status", b"?").decode()
+            except OSError as error:
+                return f"refused ({error.__class__.__name__})"
+        for name, path in [("media", "/photos/dailyphoto.jpg"), ("parse", "/health")]:
+            for service, key in [(name, "url")] + ([(name, "controlURL")] if name == "media" else []):
+                for count, size in [(20000, 1), (1, 100000)]:
+                    print(service, key, count, size, http1(endpoints[service][key], path if key == "url" else "/settings", count, size))
+        for count, size in [(20000, 1), (1, 100000)]:
+            print("apns", count, size, http2(count, size))
+        """
+
+    @Test func floodsOfHeaderFieldsAreRefusedEverywhere() async throws {
+        let serve = try await ServedHarness()
+        let file = try PackagePaths.temporaryDirectory().appendingPathComponent("endpoints.json")
+        try JSONSerialization.data(withJSONObject: serve.endpoints).write(to: file)
+        let flood = try await ChildProcess.run(PackagePaths.python, ["-c", Self.headerFlood, file.path])
+        let lines = flood.standardOutput.split(separator: "\n")
+        #expect(lines.count == 8, "\(flood.transcript)")
+        // Refused: a 400 (HTTP/1.1), a GOAWAY or reset (HTTP/2), or a close while the flood was still
+        // being sent; that the server lives on is checked below.
+        for line in lines {
+            #expect(line.hasSuffix("HTTP/1.1 400") || line.contains(" refused"), "\(line)")
+        }
+        try await expectEveryServiceAnswers(serve)
+        #expect(await serve.stop() == 0, "\(serve.process.output)")
+    }
+
+    func registerDevice(_ serve: ServedHarness) async throws -> String {
+        let answer = try await CurlExchange.json(
+            "POST", serve.url("apns", "controlURL") + "/devices", #"{"topic": "\#(serve.url("apns", "topic"))"}"#)
+        let object = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+        return try #require(object?["deviceToken"] as? String, "\(answer)")
+    }
+
+    func parseHeaders(_ serve: ServedHarness, master: Bool) -> [String] {
+        var headers = ["X-Parse-Application-Id: \(serve.url("parse", "applicationId"))"]
+        if master { headers.append("X-Parse-Master-Key: \(serve.url("parse", "masterKey"))") }
+        if let key = serve.endpoints["parse"]?["clientKey"] { headers.append("X-Parse-Client-Key: \(key)") }
+        return headers
+    }
+
+    /// Every listening surface of `serve` answers as it should: the provider API (403 without a token),
+    /// APNs's control API, the media server and its control API, and Parse.
+    func expectEveryServiceAnswers(_ serve: ServedHarness) async throws {
+        #expect(serve.isAlive, "harness serve ended:\n\(serve.process.output)")
+        let provider = try await CurlExchange.run(
+            ["--http2", "--cacert", serve.url("apns", "caFile"), "-X", "POST", "--data", "{}", serve.url("apns") + "/3/device/00"])
+        #expect(provider.status == 403, "the provider API: \(provider)")
+        let apnsControl = try await CurlExchange.run([serve.url("apns", "controlURL") + "/health"])
+        #expect(apnsControl.status == 200, "APNs's control API: \(apnsControl)")
+        let media = try await CurlExchange.run(["--head", serve.url("media") + "/photos/dailyphoto.jpg"])
+        #expect(media.status == 200, "the media server: \(media)")
+        let mediaControl = try await CurlExchange.run([serve.url("media", "controlURL") + "/settings"])
+        #expect(mediaControl.status == 200, "the media control API: \(mediaControl)")
+        let parse = try await CurlExchange.run([serve.url("parse") + "/health"])
+        #expect(parse.status == 200 && parse.body.contains("ok"), "Parse: \(parse)")
+    }
+}

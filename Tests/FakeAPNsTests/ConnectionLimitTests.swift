@@ -1,0 +1,127 @@
+import FakeAPNs
+import Foundation
+import HarnessTimeline
+import TestSupport
+import Testing
+
+/// Clients that hold connections without finishing a TLS handshake, or open more than a listener
+/// takes, lose those connections; everyone else is served on.
+@Suite struct ConnectionLimitTests {
+    /// Opens `count` connections, each sending the first bytes of a ClientHello and no more, says so,
+    /// then waits (up to two minutes) until the server has closed every one and says how many it saw.
+    static let halfHandshakes = """
+        import select, socket, sys
+        port, count = int(sys.argv[1]), int(sys.argv[2])
+        sockets = []
+        for _ in range(count):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(bytes.fromhex("160301020001") + bytes(20))
+            sockets.append(s)
+        print("opened", len(sockets), flush=True)
+        open_sockets, closed = set(sockets), 0
+        while open_sockets:
+            readable, _, _ = select.select(list(open_sockets), [], [], 120)
+            if not readable:
+                print("still open", len(open_sockets), flush=True)
+                sys.exit(1)
+            for s in readable:
+                try:
+                    data = s.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    open_sockets.discard(s)
+                    s.close()
+                    closed += 1
+        print("closed", closed, flush=True)
+        """
+
+    func bind(_ configure: (inout FakeAPNsConfiguration) -> Void) async throws -> (FakeAPNsServer, Timeline) {
+        var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
+        configuration.port = 0
+        configuration.controlPort = 0
+        configure(&configuration)
+        let timeline = Timeline()
+        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+    }
+
+    @Test func halfFinishedHandshakesAreClosedAtTheTimeoutWhileOthersAreServed() async throws {
+        // Long enough that the served push's own TLS handshake never meets it, however loaded the machine.
+        let (apns, timeline) = try await bind { $0.handshakeTimeout = .seconds(10) }
+        let peer = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "300"])
+        _ = try #require(await peer.waitForLine(containing: "opened 300"), "\(peer.output)")
+        // A provider pushing now is served while the 300 are held.
+        let token = apns.gateway.register(topic: "com.example.app") { _ in }
+        let status = try await apns.curlPush(to: token)
+        let closed = await peer.waitForLine(containing: "closed", timeout: .seconds(150))
+        try await withDeadline(.seconds(30), "every connection to close") { await apns.waitUntilNoConnectionIsOpen() }
+        await apns.close()
+        #expect(status == "200")
+        #expect(closed == "closed 300", "\(peer.output)")
+        let timeouts = timeline.events.filter { $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout" }
+        #expect(timeouts.count == 300)
+        #expect(apns.log.entries(deviceToken: token).map(\.status) == [200])
+    }
+
+    @Test func aListenerClosesConnectionsBeyondItsLimitAsTheyOpen() async throws {
+        let (apns, timeline) = try await bind {
+            $0.maxConnections = 5
+            $0.handshakeTimeout = .seconds(600)
+        }
+        // Five connections fill the listener; the peer waits until all are closed, which only the
+        // server's shutdown does.
+        let holders = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "5"])
+        _ = try #require(await holders.waitForLine(containing: "opened 5"), "\(holders.output)")
+        try await withDeadline(.seconds(30), "the five connections to be counted") {
+            while apns.openConnectionCount < 5 { await Task.yield() }
+        }
+        // A sixth is accepted by the kernel and closed by FakeAPNs at once.
+        let sixth = try await ChildProcess.run(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "1"])
+        #expect(sixth.standardOutput.contains("closed 1"), "\(sixth.transcript)")
+        let refused = timeline.events.filter { $0.kind == .apnsConnectionRefused }
+        #expect(refused.count == 1)
+        #expect(refused.first?["why"] == "5 connections are open (maxConnections)")
+        #expect(apns.openConnectionCount == 5)
+        await apns.close()
+        #expect(await holders.waitForLine(containing: "closed 5") != nil, "\(holders.output)")
+    }
+
+    /// A header block over the 16 KB header list limit: the connection ends (GOAWAY), the timeline says
+    /// why, and other providers are served.
+    static let headerFlood = """
+        import socket, ssl, sys
+        import h2.config, h2.connection, h2.events
+        context = ssl.create_default_context(cafile=sys.argv[2])
+        context.set_alpn_protocols(["h2"])
+        s = context.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="localhost")
+        s.settimeout(30)
+        c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True, validate_outbound_headers=False))
+        c.initiate_connection()
+        s.sendall(c.data_to_send())
+        headers = [(":method", "POST"), (":scheme", "https"), (":authority", "localhost"), (":path", "/3/device/00")]
+        c.send_headers(1, headers + [(f"x-{i}", "v") for i in range(20000)], end_stream=True)
+        try:
+            s.sendall(c.data_to_send())
+            while True:
+                data = s.recv(65535)
+                if not data or any(isinstance(e, h2.events.ConnectionTerminated) for e in c.receive_data(data)):
+                    break
+        except OSError:
+            pass
+        print("refused")
+        """
+
+    @Test func aHeaderListOverTheLimitEndsThatConnectionAndSaysWhy() async throws {
+        let (apns, timeline) = try await bind { _ in }
+        let flood = try await ChildProcess.run(PackagePaths.python, ["-c", Self.headerFlood, "\(apns.port)", apns.caFile.path])
+        #expect(flood.standardOutput.contains("refused"), "\(flood.transcript)")
+        let closed = try await timeline.waitFor("apns.connection.closed", timeout: .seconds(30)) {
+            $0.kind == .apnsConnectionClosed
+        }
+        let token = apns.gateway.register(topic: "com.example.app") { _ in }
+        let status = try await apns.curlPush(to: token)
+        await apns.close()
+        #expect(status == "200")
+        #expect(closed["why"]?.isEmpty == false && closed["why"] != "handshake timeout", "\(closed)")
+    }
+}

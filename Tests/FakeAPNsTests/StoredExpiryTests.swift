@@ -1,0 +1,143 @@
+import Foundation
+import HarnessTimeline
+import TestSupport
+import Testing
+
+@testable import FakeAPNs
+
+/// Store-and-forward's expiries on a clock the test moves: a stored notification replaced by a newer
+/// one expires at the newer one's time, whether that is later (the timer wakes, finds it not due and
+/// sleeps again) or sooner (the timer is moved up). No wall clock, so no machine is too slow for it.
+@Suite struct StoredExpiryTests {
+    /// A clock that stands still until the test moves it; says when a timer starts sleeping.
+    final class ManualClock: ExpiryClock, @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: Date
+        private var sleepers: [(id: UUID, until: Date, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The time each new sleeper waits for, in the order they started.
+        let sleeping: AsyncStream<Date>
+        private let sleepingContinuation: AsyncStream<Date>.Continuation
+
+        init(_ start: Date) {
+            current = start
+            (sleeping, sleepingContinuation) = AsyncStream.makeStream(of: Date.self)
+        }
+
+        var now: Date { lock.withLock { current } }
+        var sleeperCount: Int { lock.withLock { sleepers.count } }
+
+        func sleep(until date: Date) async {
+            let id = UUID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let waits = lock.withLock { () -> Bool in
+                        guard date > current, !Task.isCancelled else { return false }
+                        sleepers.append((id, date, continuation))
+                        return true
+                    }
+                    if waits { sleepingContinuation.yield(date) } else { continuation.resume() }
+                }
+            } onCancel: {
+                let cancelled = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                    guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                    return sleepers.remove(at: index).continuation
+                }
+                cancelled?.resume()
+            }
+        }
+
+        func advance(to date: Date) {
+            let due = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+                current = date
+                let due = sleepers.filter { $0.until <= date }
+                sleepers.removeAll { $0.until <= date }
+                return due.map(\.continuation)
+            }
+            for continuation in due { continuation.resume() }
+        }
+    }
+
+    let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func notification(_ id: String, to token: String, expiringIn seconds: Int) -> AcceptedNotification {
+        AcceptedNotification(
+            apnsId: id, deviceToken: token, topic: "com.example.app", pushType: "background", priority: 5,
+            expiration: Int(start.timeIntervalSince1970) + seconds, collapseId: nil, payload: #"{"aps":{"content-available":1}}"#)
+    }
+
+    /// A gateway on a manual clock at `start`, with one device that is offline.
+    func offlineDevice() -> (ManualClock, Timeline, DeviceGateway, String) {
+        let clock = ManualClock(start)
+        let timeline = Timeline()
+        let gateway = DeviceGateway(
+            timeline: timeline, log: NotificationLog(retention: nil), policy: DeliveryPolicy(), clock: clock)
+        let token = gateway.register(topic: "com.example.app") { _ in }
+        gateway.setOnline(token, false)
+        return (clock, timeline, gateway, token)
+    }
+
+    func expiries(_ timeline: Timeline) -> [String] {
+        timeline.events.filter { $0.kind == "apns.expired" }.compactMap { $0["apnsId"] }
+    }
+
+    @Test func aLaterReplacementKeepsTheTimerWhichSleepsAgain() async throws {
+        let (clock, timeline, gateway, token) = offlineDevice()
+        var sleeping = clock.sleeping.makeAsyncIterator()
+
+        #expect(gateway.accept(notification("A", to: token, expiringIn: 5)).decision == "stored")
+        #expect(gateway.accept(notification("B", to: token, expiringIn: 10)).decision == "stored")
+        #expect(timeline.events.contains { $0.kind == "apns.replaced" && $0["apnsId"] == "A" })
+        #expect(await sleeping.next() == start.addingTimeInterval(5), "one timer, at the first expiry")
+        #expect(clock.sleeperCount == 1, "the replacement started no timer of its own")
+
+        clock.advance(to: start.addingTimeInterval(5))
+        #expect(await sleeping.next() == start.addingTimeInterval(10), "it woke, found B not due, and sleeps again")
+        #expect(expiries(timeline).isEmpty)
+
+        clock.advance(to: start.addingTimeInterval(10))
+        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+            await timeline.subscribe().first { $0.kind == "apns.expired" }
+        }
+        #expect(expired?["apnsId"] == "B")
+        #expect(expiries(timeline) == ["B"])
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func aSoonerReplacementMovesTheTimerUp() async throws {
+        let (clock, timeline, gateway, token) = offlineDevice()
+        var sleeping = clock.sleeping.makeAsyncIterator()
+
+        gateway.accept(notification("A", to: token, expiringIn: 60))
+        #expect(await sleeping.next() == start.addingTimeInterval(60))
+        gateway.accept(notification("B", to: token, expiringIn: 5))
+        #expect(await sleeping.next() == start.addingTimeInterval(5), "a new timer at the sooner expiry")
+
+        clock.advance(to: start.addingTimeInterval(5))
+        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+            await timeline.subscribe().first { $0.kind == "apns.expired" }
+        }
+        #expect(expired?["apnsId"] == "B")
+        // The old timer was cancelled: nothing is left to fire at A's time.
+        #expect(clock.sleeperCount == 0)
+        #expect(expiries(timeline) == ["B"])
+    }
+
+    /// What CI once saw when its wall clock outran the old test: a replacement whose expiry has already
+    /// passed is discarded and the stored one is kept, as Apple keeps it.
+    @Test func aReplacementAlreadyExpiredIsDiscardedAndTheStoredOneKept() async throws {
+        let (clock, timeline, gateway, token) = offlineDevice()
+        var sleeping = clock.sleeping.makeAsyncIterator()
+        gateway.accept(notification("A", to: token, expiringIn: 60))
+        #expect(await sleeping.next() == start.addingTimeInterval(60))
+        clock.advance(to: start.addingTimeInterval(10))
+        #expect(gateway.accept(notification("B", to: token, expiringIn: 5)).decision == "discarded")
+        #expect(!timeline.events.contains { $0.kind == "apns.replaced" })
+        #expect(clock.sleeperCount == 1)
+        // A expires at its own time; its timer ends there.
+        clock.advance(to: start.addingTimeInterval(60))
+        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+            await timeline.subscribe().first { $0.kind == "apns.expired" }
+        }
+        #expect(expired?["apnsId"] == "A")
+    }
+}
