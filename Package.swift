@@ -39,7 +39,9 @@ let package = Package(
         .target(
             name: "HTTPServiceSupport",
             dependencies: [
+                "HarnessTimeline",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,7 +168,7 @@ let package = Package(
         .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "HarnessTimeline", "TestSupport"]),
         .testTarget(
             name: "FakeParseTests",
-            dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "TestSupport"]
+            dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "HTTPServiceSupport", "TestSupport"]
         ),
         .testTarget(
             name: "DeviceSimulatorTests",

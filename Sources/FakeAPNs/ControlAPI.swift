@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 import HTTPServiceSupport
 import Hummingbird
 import Logging
@@ -68,7 +69,7 @@ public final class ControlAPI: Sendable {
 
     static func start(
         host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
-        certificates: PushCertificateIssuer, logger: Logger
+        certificates: PushCertificateIssuer, limits: HTTPLimits, timeline: Timeline, logger: Logger
     ) async throws -> ControlAPI {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
@@ -146,7 +147,9 @@ public final class ControlAPI: Sendable {
             faults.reset()
             return .noContent
         }
-        let server = try await RunningHTTPServer.start(router: router, host: host, port: port, logger: logger)
+        let server = try await RunningHTTPServer.start(
+            router: router, host: host, port: port, service: "apns.control", timeline: timeline, limits: limits,
+            logger: logger)
         return ControlAPI(server: server)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServiceSupport
 
 /// How FakeAPNs listens, which credentials it makes and how it delivers. Every port may be 0 (any
 /// free port).
@@ -28,6 +29,8 @@ public struct FakeAPNsConfiguration: Sendable {
     /// The most provider connections each listener keeps open at once; one more is closed as it opens
     /// (`apns.connection.refused`). The benchmark opens 1000.
     public var maxConnections = 4096
+    /// The control API's limits on connections, header fields and idle time (docs/limits.md).
+    public var controlLimits = HTTPLimits()
     public var delivery = DeliveryPolicy()
     /// The notification log keeps at least the newest this many requests and forgets older ones, so
     /// that a long-running FakeAPNs does not grow without end (an entry takes about 1 KB); nil keeps

@@ -99,7 +99,7 @@ public final class FakeAPNsServer: Service, Sendable {
         do {
             control = try await ControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
-                certificates: issuer, logger: logger)
+                certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
         } catch {
             for listener in listeners { try? await listener.close() }
             throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.apns.controlPort")

@@ -1,10 +1,13 @@
 import Foundation
+import HTTPServiceSupport
 
 /// Parse Server's keys, where FakeParse listens and stores, and the APNs provider it pushes through.
 public struct FakeParseConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// Parse Server's customary port.
     public var port = 1337
+    /// Connections, header fields per request and idle time (docs/limits.md).
+    public var limits = HTTPLimits()
     public var applicationId = "nasa-tv"
     /// When set, clients must send it as `X-Parse-Client-Key` (or a REST key / the master key).
     public var clientKey: String?

@@ -1,4 +1,6 @@
+import HarnessTimeline
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -6,7 +8,8 @@ import ServiceLifecycle
 /// A Hummingbird application started in the background, with the port it really bound.
 ///
 /// `start` returns once the server listens, or throws the bind error (a port clash) instead of waiting
-/// forever for a port that will never come.
+/// forever for a port that will never come. It holds its clients to `limits`, and each limit a client
+/// reaches is a `service.limit.reached` event on the timeline, naming `service`.
 public final class RunningHTTPServer: Sendable {
     public let port: Int
     private let group: ServiceGroup
@@ -19,11 +22,21 @@ public final class RunningHTTPServer: Sendable {
     }
 
     public static func start(
-        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger
+        router: Router<BasicRequestContext>, host: String, port: Int, service: String, timeline: Timeline,
+        limits: HTTPLimits = HTTPLimits(), logger: Logger
     ) async throws -> RunningHTTPServer {
         let (ports, continuation) = AsyncStream.makeStream(of: Int?.self)
+        let connections = ConnectionLimit(limit: limits.maxConnections) {
+            LimitReached(service: service, limit: "\(limits.maxConnections) connections").publish(on: timeline)
+        }
+        let responder = HeaderFieldLimitResponder(inner: router.buildResponder(), limit: limits.maxHeaderFields) {
+            LimitReached(service: service, limit: "\(limits.maxHeaderFields) header fields").publish(on: timeline)
+        }
         let application = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            responder: responder,
+            server: .http1(configuration: .init(idleTimeout: limits.idleTimeout.timeAmount)),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: nil, availableConnectionsDelegate: connections),
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port) },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))

@@ -39,6 +39,9 @@ public enum EventCatalogue {
             kind: EventKind("harness.leftover.removed"), source: "harness", attributes: ["path"],
             meaning: "A device socket left behind by an earlier run whose process is gone was deleted."),
         EventSpec(
+            kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"], optional: ["client"],
+            meaning: "A listener's limit was reached (`service`: parse, apns.control, media.control or media; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."),
+        EventSpec(
             kind: .stepStarted, source: "harness", attributes: ["step"],
             meaning: "A scenario step began; `step` is the step as written, e.g. `launch nasa-tv`."),
         EventSpec(

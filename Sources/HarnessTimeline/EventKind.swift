@@ -46,6 +46,8 @@ extension EventKind {
     public static let apnsConnectionClosed: EventKind = "apns.connection.closed"
     /// A provider connection closed as it opened: the listener has `maxConnections` open (`client`, `why`).
     public static let apnsConnectionRefused: EventKind = "apns.connection.refused"
+    /// A client reached one of a listener's limits (`service`, `limit`, sometimes `client`).
+    public static let serviceLimitReached: EventKind = "service.limit.reached"
 
     // DeviceSimulator
     public static let appLaunched: EventKind = "device.app.launched"

@@ -31,7 +31,7 @@ enum MediaControlAPI {
 
     static func start(
         host: String, port: Int, settings: LockedState<MediaServerSettings>, faults: LockedState<MediaFaultPlan>,
-        timeline: Timeline, logger: Logger
+        limits: HTTPLimits, timeline: Timeline, logger: Logger
     ) async throws -> RunningHTTPServer {
         let router = Router()
         router.get("/faults") { _, _ in FaultList(faults: faults.withLock { $0.status }) }
@@ -89,6 +89,8 @@ enum MediaControlAPI {
                 ])
             return SettingsResponse(settings: update)
         }
-        return try await RunningHTTPServer.start(router: router, host: host, port: port, logger: logger)
+        return try await RunningHTTPServer.start(
+            router: router, host: host, port: port, service: "media.control", timeline: timeline, limits: limits,
+            logger: logger)
     }
 }

@@ -56,12 +56,23 @@ public final class MediaServer: Service, Sendable {
         let listener: NIOAsyncChannel<Connection, Never>
         // Connections need the server, which needs the listener: they meet here once both exist.
         let reference = LockedState<MediaServer?>(nil)
+        let open = ConnectionCount(limit: configuration.limits.maxConnections)
         do {
             listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .bind(host: configuration.host, port: configuration.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
+                    guard open.enter(closing: channel) else {
+                        LimitReached(
+                            service: "media", limit: "\(configuration.limits.maxConnections) connections",
+                            client: channel.remoteAddress?.ipAddress
+                        ).publish(on: timeline)
+                        // Closed here: the async bootstrap drops a channel whose initializer failed
+                        // without closing it.
+                        channel.close(promise: nil)
+                        return channel.eventLoop.makeFailedFuture(ConnectionCount.Full())
+                    }
+                    return channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         let client = channel.remoteAddress?.ipAddress ?? "-"
                         try channel.pipeline.syncOperations.addHandler(
@@ -95,7 +106,7 @@ public final class MediaServer: Service, Sendable {
         do {
             let control = try await MediaControlAPI.start(
                 host: configuration.host, port: configuration.controlPort, settings: server.settings,
-                faults: server.faults, timeline: timeline, logger: logger)
+                faults: server.faults, limits: configuration.limits, timeline: timeline, logger: logger)
             server.control.withLock { $0 = control }
         } catch {
             try? await listener.channel.close()
@@ -280,6 +291,7 @@ public final class MediaServer: Service, Sendable {
             return .short(.methodNotAllowed, headers)
         }
         guard request.uri.utf8.count <= Self.longestTarget else { return .short(.uriTooLong, headers) }
+        guard request.headers.count <= configuration.limits.maxHeaderFields else { return .short(.badRequest, headers) }
         switch fault?.fault {
         case .closeBeforeHeaders?:
             return .closeAtOnce
@@ -362,8 +374,11 @@ public final class MediaServer: Service, Sendable {
         let path = request.path
         // Changes to the settings apply to responses that start after them.
         let current = settings.withLock { $0 }
-        // A target longer than any fault rule considers is refused before a rule is tried (414 below).
-        let considered = (request.method == .GET || request.method == .HEAD) && request.uri.utf8.count <= Self.longestTarget
+        // A target longer than any fault rule considers, or too many header fields, is refused before a
+        // rule is tried (414 and 400 below).
+        let considered =
+            (request.method == .GET || request.method == .HEAD) && request.uri.utf8.count <= Self.longestTarget
+            && request.headers.count <= configuration.limits.maxHeaderFields
         let applied = considered ? faults.withLock { $0.next(for: path) } : .none
         for kind in applied.headerChanges.sorted(by: { $0.rawValue < $1.rawValue }) {
             publishFault(MediaFault(kind), path: path)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServiceSupport
 
 /// The MAMP box: which folder it serves, where, and how fast.
 public struct MediaServerConfiguration: Sendable {
@@ -22,6 +23,10 @@ public struct MediaServerConfiguration: Sendable {
     /// A connection on which no complete request arrives within this (after opening, or after its
     /// last response) is closed: Apache's `Timeout` is 60 s.
     public var requestTimeout: Duration = .seconds(60)
+    /// Connections and header fields: a connection over `maxConnections` is closed as it opens, a
+    /// request with more than `maxHeaderFields` gets `400` (as Apache's `LimitRequestFields`). The
+    /// control API holds its clients to the same limits, idle ones closed after `idleTimeout`.
+    public var limits = HTTPLimits()
 
     public init(root: URL) { self.root = root }
 }

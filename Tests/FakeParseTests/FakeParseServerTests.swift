@@ -1,6 +1,7 @@
 import FakeAPNs
 import FakeParse
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import TestSupport
 import Testing
@@ -19,7 +20,10 @@ import Testing
         }
     }
 
-    func start(directory: URL? = nil, apns existing: FakeAPNsServer? = nil, timeline: Timeline = Timeline()) async throws -> Services {
+    func start(
+        directory: URL? = nil, apns existing: FakeAPNsServer? = nil, timeline: Timeline = Timeline(),
+        limits: HTTPLimits = HTTPLimits()
+    ) async throws -> Services {
         let directory = try directory ?? PackagePaths.temporaryDirectory()
         var apnsConfiguration = FakeAPNsConfiguration(credentialsDirectory: directory.appendingPathComponent("apns"))
         apnsConfiguration.port = 0
@@ -37,6 +41,7 @@ import Testing
         configuration.port = 0
         configuration.masterKey = "master"
         configuration.applicationId = "app"
+        configuration.limits = limits
         let parse = try await FakeParseServer.start(configuration: configuration, timeline: timeline)
         return Services(apns: apns, parse: parse, timeline: timeline, directory: directory)
     }

@@ -71,4 +71,53 @@ import Testing
         #expect(lines.last?.hasPrefix("slowloris: closed after") == true, "\(report.transcript)")
         #expect(timeline.events.contains { $0.kind == .mediaRequestTimedOut })
     }
+
+    /// At `maxConnections` a new connection is closed as it opens (it reads end-of-file at once), the
+    /// limit reached is on the timeline, and the connections already open are served on.
+    @Test func aConnectionOverTheLimitIsClosedAndTheOpenOnesAreServed() async throws {
+        let root = try PackagePaths.temporaryDirectory()
+        try Data(MediaServerCurlTests.body).write(to: root.appendingPathComponent("file.bin"))
+        var configuration = MediaServerConfiguration(root: root)
+        configuration.port = 0
+        configuration.limits.maxConnections = 2
+        let timeline = Timeline()
+        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let script = """
+            import socket, sys
+            port = int(sys.argv[1])
+            request = b"HEAD /file.bin HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+            def status(s):
+                # A HEAD answer is its header block: read to its end, then give its status line.
+                data = b""
+                while b"\\r\\n\\r\\n" not in data:
+                    chunk = s.recv(1000)
+                    if not chunk:
+                        return "closed"
+                    data += chunk
+                return data.split(b"\\r\\n")[0].decode()
+            held = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+            for s in held:
+                s.settimeout(30)
+                s.sendall(request)
+                print("held:", status(s))
+            third = socket.create_connection(("127.0.0.1", port))
+            third.settimeout(30)
+            try:
+                print("third:", "closed" if third.recv(100) == b"" else "answered")
+            except ConnectionResetError:
+                print("third: closed")
+            for s in held:
+                s.sendall(request)
+                print("held again:", status(s))
+            """
+        let report = try await ChildProcess.run(PackagePaths.python, ["-c", script, "\(server.port)"])
+        await server.close()
+        #expect(
+            report.standardOutput.split(separator: "\n") == [
+                "held: HTTP/1.1 200 OK", "held: HTTP/1.1 200 OK", "third: closed", "held again: HTTP/1.1 200 OK",
+                "held again: HTTP/1.1 200 OK",
+            ], "\(report.transcript)")
+        let reached = timeline.events.filter { $0.kind == .serviceLimitReached }
+        #expect(reached.count == 1 && reached.first?["service"] == "media" && reached.first?["limit"] == "2 connections")
+    }
 }

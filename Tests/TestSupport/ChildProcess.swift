@@ -10,22 +10,37 @@ public struct ChildProcess: Sendable {
     /// The output and error streams together, for assertion messages.
     public var transcript: String { standardOutput + "\n--- stderr ---\n" + standardError }
 
-    /// Runs the program; after `timeout` it is terminated and the call throws ``Timeout``.
+    /// Runs the program; after `timeout` it is killed and the call throws ``Timeout``, which carries
+    /// what the program had printed by then.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         currentDirectory: URL? = nil, standardInput: Data? = nil, timeout: Duration = .seconds(120)
     ) async throws -> ChildProcess {
-        // Cancellation by the deadline terminates the child (see runToEnd).
-        try await withDeadline(timeout, "\(executable) \(arguments.joined(separator: " "))") {
-            try await runToEnd(
-                executable, arguments, environment: environment, currentDirectory: currentDirectory,
-                standardInput: standardInput)
+        let deadline = Deadline()
+        let result = try await runToEnd(
+            executable, arguments, environment: environment, currentDirectory: currentDirectory,
+            standardInput: standardInput, deadline: (timeout, deadline))
+        if deadline.passed {
+            throw Timeout(
+                what: "\(executable) \(arguments.joined(separator: " "))", after: timeout,
+                printed: result.transcript)
+        }
+        return result
+    }
+
+    /// Set when the deadline killed the child.
+    private final class Deadline: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = false
+        var passed: Bool {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
         }
     }
 
     private static func runToEnd(
         _ executable: String, _ arguments: [String], environment: [String: String], currentDirectory: URL?,
-        standardInput: Data?
+        standardInput: Data?, deadline: (limit: Duration, passed: Deadline)
     ) async throws -> ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
@@ -51,13 +66,20 @@ public struct ChildProcess: Sendable {
         // under test.
         async let outputData = readToEnd(output.fileHandleForReading)
         async let errorData = readToEnd(error.fileHandleForReading)
+        // SIGKILL, not SIGTERM: a child spawned from one of Swift's task threads inherits their
+        // signal mask, which blocks SIGTERM, so curl or h2load would never see it.
+        let pid = process.processIdentifier
+        let timer = Task {
+            try await Task.sleep(for: deadline.limit)
+            deadline.passed.passed = true
+            kill(pid, SIGKILL)
+        }
         let status = await withTaskCancellationHandler {
             await exited.first { _ in true } ?? -1
         } onCancel: {
-            // SIGKILL, not SIGTERM: a child spawned from one of Swift's task threads inherits their
-            // signal mask, which blocks SIGTERM, so curl or h2load would never see it.
-            kill(process.processIdentifier, SIGKILL)
+            kill(pid, SIGKILL)
         }
+        timer.cancel()
         return ChildProcess(
             status: status, standardOutput: String(decoding: await outputData, as: UTF8.self),
             standardError: String(decoding: await errorData, as: UTF8.self))
@@ -68,7 +90,18 @@ public struct ChildProcess: Sendable {
 public struct Timeout: Error, CustomStringConvertible {
     public var what: String
     public var after: Duration
-    public var description: String { "\(what) did not finish within \(after)" }
+    /// What a killed program had printed by then, if the wait was for a program.
+    public var printed: String?
+
+    public init(what: String, after: Duration, printed: String? = nil) {
+        self.what = what
+        self.after = after
+        self.printed = printed
+    }
+
+    public var description: String {
+        "\(what) did not finish within \(after)" + (printed.map { "; it had printed:\n\($0)" } ?? "")
+    }
 }
 
 /// Waits for `operation`, failing with ``Timeout`` after `limit`: how tests wait for an event that may
