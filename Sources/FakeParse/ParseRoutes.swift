@@ -68,6 +68,9 @@ struct ParseRoutes: Sendable {
         guard fields["deviceToken"] != nil || fields["installationId"] != nil else {
             throw ParseError.missingInstallationId
         }
+        if let badge = fields["badge"], !(badge is [String: Any]) {
+            fields["badge"] = try Self.badge(badge)
+        }
         let saved = try store.saveInstallation(fields)
         timeline.publish(
             .parseInstallationSaved, source: "parse",
@@ -83,6 +86,25 @@ struct ParseRoutes: Sendable {
             return response
         }
         return json(["updatedAt": saved.updatedAt])
+    }
+
+    /// An installation's badge: a whole number in the range iOS shows (0 to 2,147,483,647), so that an
+    /// `Increment` push has a number to add to. (An operation such as `{"__op": "Increment"}` is the
+    /// store's to apply.)
+    static func badge(_ value: Any) throws -> Int {
+        let range = InputBounds.badge
+        // JSONSerialization gives true and false as NSNumbers whose type is `c` (a char); numbers never are.
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else {
+            throw ParseError(
+                httpStatus: .badRequest, code: 111, message: "schema mismatch for _Installation.badge; expected Number")
+        }
+        let double = number.doubleValue
+        guard double.rounded() == double, double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
+            throw ParseError(
+                httpStatus: .badRequest, code: 111,
+                message: "badge must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(number)")
+        }
+        return Int(double)
     }
 
     private func push(_ request: Request, _ context: BasicRequestContext) async throws -> Response {

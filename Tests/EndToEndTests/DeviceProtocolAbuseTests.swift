@@ -116,6 +116,13 @@ import Glibc
         }
         let launched = try #require(events.first { $0["kind"] as? String == "device.app.launched" }, "\(timeline)")
         let pid = try #require(attribute(launched, "pid").flatMap { pid_t($0) })
+        // The launch ended at once, not at its timeout: the app was gone (on its own once the device had
+        // answered and closed the socket, or killed after a grace) long before the minute was up.
+        let exited = try #require(events.first { $0["kind"] as? String == "device.app.exited" }, "\(timeline)")
+        let lasted = ((exited["elapsed"] as? Double) ?? .infinity) - ((launched["elapsed"] as? Double) ?? 0)
+        if abuse.launchTimeout == "60s" {
+            #expect(lasted < 30, "the app lasted \(lasted) s of its launch's 60 s timeout")
+        }
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "the app process \(pid) is still alive")
     }
 }

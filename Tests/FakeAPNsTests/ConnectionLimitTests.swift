@@ -8,17 +8,19 @@ import Testing
 /// takes, lose those connections; everyone else is served on.
 @Suite struct ConnectionLimitTests {
     /// Opens `count` connections, each sending the first bytes of a ClientHello and no more, says so,
-    /// then waits (up to two minutes) until the server has closed every one and says how many it saw.
+    /// then waits (up to two minutes) until the server has closed every one and says how many it saw
+    /// and the shortest and longest time a connection lasted.
     static let halfHandshakes = """
-        import select, socket, sys
+        import select, socket, sys, time
         port, count = int(sys.argv[1]), int(sys.argv[2])
-        sockets = []
+        sockets, opened = [], {}
         for _ in range(count):
             s = socket.create_connection(("127.0.0.1", port))
             s.sendall(bytes.fromhex("160301020001") + bytes(20))
             sockets.append(s)
+            opened[s] = time.monotonic()
         print("opened", len(sockets), flush=True)
-        open_sockets, closed = set(sockets), 0
+        open_sockets, lasted = set(sockets), []
         while open_sockets:
             readable, _, _ = select.select(list(open_sockets), [], [], 120)
             if not readable:
@@ -31,9 +33,10 @@ import Testing
                     data = b""
                 if not data:
                     open_sockets.discard(s)
+                    lasted.append(time.monotonic() - opened[s])
                     s.close()
-                    closed += 1
-        print("closed", closed, flush=True)
+        print("closed", len(lasted), flush=True)
+        print("lasted %.3f %.3f" % (min(lasted), max(lasted)), flush=True)
         """
 
     func bind(_ configure: (inout FakeAPNsConfiguration) -> Void) async throws -> (FakeAPNsServer, Timeline) {
@@ -45,21 +48,36 @@ import Testing
         return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
     }
 
+    /// 300 connections that never finish their handshake hold 300 descriptors of the server until the
+    /// handshake timeout, not longer: each is closed no sooner than the timeout, and once all are, the
+    /// server holds none. A provider connecting meanwhile is served while they are held.
     @Test func halfFinishedHandshakesAreClosedAtTheTimeoutWhileOthersAreServed() async throws {
-        // Long enough that the served push's own TLS handshake never meets it, however loaded the machine.
-        let (apns, timeline) = try await bind { $0.handshakeTimeout = .seconds(10) }
+        // Long enough that the served push is over well before it, however loaded the machine.
+        let (apns, timeline) = try await bind { $0.handshakeTimeout = .seconds(20) }
         let peer = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "300"])
         _ = try #require(await peer.waitForLine(containing: "opened 300"), "\(peer.output)")
+        try await withDeadline(.seconds(30), "the 300 connections to be open on the server") {
+            while apns.openConnectionCount < 300 { await Task.yield() }
+        }
         // A provider pushing now is served while the 300 are held.
         let token = apns.gateway.register(topic: "com.example.app") { _ in }
         let status = try await apns.curlPush(to: token)
+        let heldDuringThePush = !timeline.events.contains { $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout" }
         let closed = await peer.waitForLine(containing: "closed", timeout: .seconds(150))
+        let lasted = await peer.waitForLine(containing: "lasted", timeout: .seconds(10))
         try await withDeadline(.seconds(30), "every connection to close") { await apns.waitUntilNoConnectionIsOpen() }
+        let openAtTheEnd = apns.openConnectionCount
         await apns.close()
         #expect(status == "200")
+        #expect(heldDuringThePush, "a held connection was closed before the push was served")
         #expect(closed == "closed 300", "\(peer.output)")
+        #expect(openAtTheEnd == 0)
+        // Seconds from open to close, shortest and longest, as the peer measured them.
+        let seconds = lasted?.split(separator: " ").dropFirst().compactMap { Double($0) } ?? []
+        #expect(seconds.count == 2 && seconds[0] >= 19.9, "closed before the timeout: \(peer.output)")
         let timeouts = timeline.events.filter { $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout" }
         #expect(timeouts.count == 300)
+        #expect(timeouts.allSatisfy { $0["after"] == "20.0 seconds" }, "\(timeouts.first.map { "\($0.attributes)" } ?? "")")
         #expect(apns.log.entries(deviceToken: token).map(\.status) == [200])
     }
 

@@ -65,6 +65,21 @@ import Testing
         #expect(Glob.matches(stars, Array(("/" + String(repeating: "a", count: 40) + "b").utf8)[...]))
     }
 
+    /// Matching takes at most (pattern + 1) × (path + 1) steps, whatever the pattern: checked on the
+    /// patterns that are worst for a backtracking matcher, up to the longest pattern and path allowed.
+    @Test(arguments: [
+        (String(repeating: "*a", count: 11) + "b", "/" + String(repeating: "a", count: 40)),
+        (String(repeating: "*a", count: 512), String(repeating: "a", count: 8190)),
+        ("*" + String(repeating: "a", count: 1023), String(repeating: "a", count: 8189) + "b"),
+        (String(repeating: "?*", count: 512), String(repeating: "x", count: 8190)),
+    ])
+    func globMatchingIsBoundedByPatternTimesPath(_ pattern: String, _ path: String) {
+        var steps = 0
+        _ = Glob.matches(Array(pattern.utf8)[...], Array(path.utf8)[...], steps: &steps)
+        #expect(steps <= (pattern.utf8.count + 1) * (path.utf8.count + 1), "\(steps) steps")
+        #expect(steps >= path.utf8.count, "every byte of the path is looked at")
+    }
+
     /// Every request tries every rule, so the rules a control client can add are bounded: in number,
     /// and in the bytes of their path patterns together.
     @Test func theRulesInForceAreBounded() {
