@@ -139,7 +139,7 @@ public struct CancelTaskParams: Codable, Sendable {
     }
 }
 
-/// The answer to `downloadTask.cancel`: resume data when the download can go on later (ios.md U11).
+/// The answer to `downloadTask.cancel`: resume data when the download can go on later (docs/ios-rules.md U11).
 public struct CancelTaskResult: Codable, Sendable {
     public var resumeData: String?
     public init(resumeData: String?) { self.resumeData = resumeData }
@@ -249,7 +249,7 @@ public struct TaskError: Codable, Sendable, Equatable, Error {
     /// `NSURLErrorBackgroundTaskCancelledReasonKey` of a cancelled (-999) background task: 0 the user
     /// force-quit the app, 1 Background App Refresh is off, 2 insufficient system resources.
     public var backgroundTaskCancelledReason: Int?
-    /// `NSURLSessionDownloadTaskResumeData`: present only when the download can be resumed (ios.md U11).
+    /// `NSURLSessionDownloadTaskResumeData`: present only when the download can be resumed (docs/ios-rules.md U11).
     public var resumeData: String?
 
     public init(

@@ -34,7 +34,7 @@ public enum LifecycleEvent: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// SpringBoard's state machine for one app (ios.md's app-state table), pure so that every transition is
+/// SpringBoard's state machine for one app (docs/ios-rules.md's app-state table), pure so that every transition is
 /// testable without a process: the state an event leads to, or why the event cannot happen now.
 public enum AppLifecycle {
     public static func next(_ state: AppState, on event: LifecycleEvent) -> Result<AppState, LifecycleError> {

@@ -19,7 +19,7 @@ struct AppRecord {
     var rateLimiter = ResumeRateLimiter()
     /// The app's background-push budget.
     var wakeBudget: WakeBudget
-    /// The one background push held back by the settings or the budget (ios.md P7–P10), with the
+    /// The one background push held back by the settings or the budget (docs/ios-rules.md P7–P10), with the
     /// task that releases it when the budget allows.
     var heldPush: (push: IncomingPush, notification: RemoteNotificationParams)?
     var heldPushRelease: Task<Void, Never>?

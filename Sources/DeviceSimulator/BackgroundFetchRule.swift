@@ -1,4 +1,4 @@
-/// Whether the system runs a background fetch for an app now (objc.io's iOS 7 multitasking; ios.md):
+/// Whether the system runs a background fetch for an app now (objc.io's iOS 7 multitasking; docs/ios-rules.md):
 /// `performFetchWithCompletionHandler` wakes a suspended app, or launches one that is not running,
 /// as a user launch would but off screen, with the same 30 s rule as a silent push.
 public enum BackgroundFetchRule {

@@ -1,4 +1,4 @@
-/// Where a transfer task's delegate event goes, given the app's state: the policy of ios.md's
+/// Where a transfer task's delegate event goes, given the app's state: the policy of docs/ios-rules.md's
 /// background-session table (U1–U7), as a pure function so each row is testable without a process.
 public enum BackgroundSessionRule {
     public enum Route: Equatable, Sendable {

@@ -18,10 +18,10 @@ public struct DeviceConfiguration: Sendable {
     public var transfers = TransferPolicy()
     /// The settings and budget that may hold background pushes (permissive by default).
     public var pushPolicy = PushPolicy()
-    /// The first delay of nsurlsessiond's resume rate limiter (ios.md U9); 0 turns it off.
+    /// The first delay of nsurlsessiond's resume rate limiter (docs/ios-rules.md U9); 0 turns it off.
     public var sessionLaunchDelay: Duration = .seconds(60)
     /// After a reboot, how long launches for background pushes are deferred (dasd's ThunderingHerdPolicy,
-    /// ios.md P12: about 300 s observed).
+    /// docs/ios-rules.md P12: about 300 s observed).
     public var bootLaunchDelay: Duration = .seconds(300)
     /// Real seconds per policy second for every policy timer (``PolicyClock``); 1 is real time.
     public var timeScale: Double = 1

@@ -11,7 +11,7 @@ struct ShownNotification: Sendable {
     var userInfo: [String: JSONValue]
 }
 
-/// The notification centre: alert pushes, local notifications in both of Apple's APIs (ios.md 1.4),
+/// The notification centre: alert pushes, local notifications in both of Apple's APIs (docs/ios-rules.md 1.4),
 /// the badge, and the user's tap.
 extension DeviceSimulator {
     /// The system shows `notification`; one with the identifier of a shown one (an `apns-collapse-id`,

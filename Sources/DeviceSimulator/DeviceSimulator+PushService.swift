@@ -32,7 +32,7 @@ extension DeviceSimulator {
         guard let record = apps[bundleId] else { return }
         let completionId = notification.completionId
         if decision == .launchInBackground, let bootedAt, policyNow - bootedAt < configuration.bootLaunchDelay {
-            // dasd defers launches right after boot (ios.md P12).
+            // dasd defers launches right after boot (docs/ios-rules.md P12).
             let reason =
                 "the device booted \(policyNow - bootedAt) ago; launches for pushes wait \(configuration.bootLaunchDelay) after boot (ThunderingHerdPolicy)"
             hold(push, notification, for: bundleId, reason: reason, until: bootedAt + configuration.bootLaunchDelay)
@@ -79,7 +79,7 @@ extension DeviceSimulator {
         }
     }
 
-    /// Holds a background push back (ios.md P10, P11); only the newest is kept (P7).
+    /// Holds a background push back (docs/ios-rules.md P10, P11); only the newest is kept (P7).
     private func hold(
         _ push: IncomingPush, _ notification: RemoteNotificationParams, for bundleId: String, reason: String,
         until: Duration?

@@ -41,7 +41,7 @@ extension DeviceSimulator {
 
     /// Restarts the device: every app's process ends, a force-quit app becomes eligible again for
     /// background launches by pushes (its cancelled transfers stay cancelled), the device comes back
-    /// locked, and for `bootLaunchDelay` launches for pushes are deferred (ios.md P6, P12).
+    /// locked, and for `bootLaunchDelay` launches for pushes are deferred (docs/ios-rules.md P6, P12).
     public func reboot() async {
         publish("device.rebooting", [:])
         for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
@@ -174,7 +174,7 @@ extension DeviceSimulator {
     }
 
     /// The user deletes the app: its process ends, its container goes, and APNs answers its token with
-    /// `410 Unregistered` from now on (ios.md 1.5). It can no longer be launched.
+    /// `410 Unregistered` from now on (docs/ios-rules.md 1.5). It can no longer be launched.
     public func uninstall(_ bundleId: String) async throws {
         let record = try record(bundleId)
         if record.state.isRunning, record.process != nil { try await terminate(bundleId, cause: .exited) }

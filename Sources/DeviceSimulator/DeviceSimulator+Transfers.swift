@@ -18,7 +18,7 @@ extension DeviceSimulator {
         let file = try record(bundleId).container.temporaryDownloadURL()
         let session = params.session
         let createdInBackground = !(apps[bundleId]?.state.isForeground ?? false)
-        // A task created in the background waits out the resume rate limiter (ios.md U2, U9).
+        // A task created in the background waits out the resume rate limiter (docs/ios-rules.md U2, U9).
         let start = createdInBackground ? apps[bundleId]?.rateLimiter.startOfTaskCreated(at: policyNow) : nil
         let delay = start.map { ($0 - policyNow, apps[bundleId]?.rateLimiter.currentDelay ?? .zero) }
         try await transferDaemon.resume(

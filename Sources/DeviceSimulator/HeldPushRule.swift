@@ -1,4 +1,4 @@
-/// What becomes of the one background push iOS holds for an app (ios.md P7–P9, P13, P14), as a pure
+/// What becomes of the one background push iOS holds for an app (docs/ios-rules.md P7–P9, P13, P14), as a pure
 /// function of what happens next, so each row is testable without a process.
 public enum HeldPushRule {
     public enum Event: Equatable, Sendable {
@@ -31,7 +31,7 @@ public enum HeldPushRule {
     }
 }
 
-/// The 30 s rule of a background wake (ios.md P13, P14): what the system does with an app that owes
+/// The 30 s rule of a background wake (docs/ios-rules.md P13, P14): what the system does with an app that owes
 /// a completion handler.
 public enum CompletionHandlerRule {
     public enum Outcome: Equatable, Sendable {

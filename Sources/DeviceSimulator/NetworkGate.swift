@@ -1,7 +1,7 @@
 import Foundation
 import HarnessTimeline
 
-/// What a transfer task needs of the device's network (ios.md U2, U8): any connection, or Wi-Fi for
+/// What a transfer task needs of the device's network (docs/ios-rules.md U2, U8): any connection, or Wi-Fi for
 /// a discretionary task or one whose session does not allow cellular access.
 struct NetworkRequirements: Sendable, Equatable {
     /// `isDiscretionary`, set by the session or forced on tasks created in the background: the system

@@ -1,4 +1,4 @@
-/// What decides, beyond the app's state, whether a background push may wake an app (ios.md P10, P11):
+/// What decides, beyond the app's state, whether a background push may wake an app (docs/ios-rules.md P10, P11):
 /// the user's settings and the system's budget. Permissive by default, as a debug session is.
 public struct PushPolicy: Sendable, Equatable {
     /// The Background App Refresh switch; off, background pushes do not wake the app.

@@ -1,4 +1,4 @@
-/// nsurlsessiond's resume rate limiter (ios.md U9): each time it resumes or relaunches an app in the
+/// nsurlsessiond's resume rate limiter (docs/ios-rules.md U9): each time it resumes or relaunches an app in the
 /// background for a session it doubles a per-app delay (60 s, then 120, 240, …); tasks the app creates
 /// in the background do not start before that delay has passed since the wake. Bringing the app to
 /// the foreground resets it, and so does a delay that passes without a wake. Times are policy time.

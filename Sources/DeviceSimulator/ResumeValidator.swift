@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a response tells nsurlsessiond about resuming its download (ios.md U11): a lost connection can
+/// What a response tells nsurlsessiond about resuming its download (docs/ios-rules.md U11): a lost connection can
 /// be resumed with `Range` and `If-Range` only when the server offers byte ranges and named a
 /// validator (a strong `ETag`, else `Last-Modified`).
 struct ResumeValidator: Equatable, Sendable {

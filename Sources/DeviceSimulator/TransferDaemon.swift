@@ -12,7 +12,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// How nsurlsessiond treats a download that goes wrong (ios.md U8, U11).
+/// How nsurlsessiond treats a download that goes wrong (docs/ios-rules.md U8, U11).
 public struct TransferPolicy: Sendable, Equatable {
     /// `timeoutIntervalForRequest`: how long a connection may stay silent (no header, no body byte)
     /// before the attempt counts as timed out. iOS: 60 s.
@@ -70,7 +70,7 @@ actor TransferDaemon {
     enum Cancellation: Sendable {
         /// Its app's process ended and the task lived in it (a default session).
         case diedWithApp
-        /// The user force-quit the app (ios.md U6).
+        /// The user force-quit the app (docs/ios-rules.md U6).
         case forceQuit
         /// The app called `cancel()` or `cancel(byProducingResumeData:)`.
         case byApp(producingResumeData: Bool)
@@ -122,9 +122,9 @@ actor TransferDaemon {
     /// answers whether the app received it (what matters for `.finished`: the file's fate).
     ///
     /// - Parameter createdInBackground: the app was not in the foreground: a background session's
-    ///   task is then discretionary, whatever the session says (ios.md U2).
+    ///   task is then discretionary, whatever the session says (docs/ios-rules.md U2).
     ///   - rateLimited: how long the task must wait before it starts, and the limiter's delay, when
-    ///     the resume rate limiter holds it (ios.md U9).
+    ///     the resume rate limiter holds it (docs/ios-rules.md U9).
     func resume(
         bundleId: String, params: DownloadTaskParams, temporaryFile: URL, createdInBackground: Bool,
         rateLimited: (wait: Duration, delay: Duration)? = nil, report: @escaping @Sendable (Event) async -> Bool
@@ -165,7 +165,7 @@ actor TransferDaemon {
     }
 
     /// `cancel()` or `cancel(byProducingResumeData:)`: ends the task (-999) and returns its resume
-    /// data, when it was asked for and the download can go on later (ios.md U11).
+    /// data, when it was asked for and the download can go on later (docs/ios-rules.md U11).
     func cancel(bundleId: String, _ params: CancelTaskParams) async throws -> String? {
         let key = TaskKey(
             session: SessionKey(bundleId: bundleId, identifier: params.session), taskIdentifier: params.taskIdentifier)
@@ -530,7 +530,7 @@ private struct Download: Sendable {
     }
 
     /// Ends the task with `error`. The partial file is kept, and its resume data handed over with the
-    /// error, when the download can go on later: bytes, ranges and a validator (ios.md U11), and a
+    /// error, when the download can go on later: bytes, ranges and a validator (docs/ios-rules.md U11), and a
     /// failure or a cancellation that offers it.
     private func fail(_ error: TaskError, _ progress: Progress) async {
         let cancelledBy = Task.isCancelled ? cancellation.withLock { $0 } : nil

@@ -74,9 +74,9 @@ public struct DeviceSettings: Sendable {
     public var pushPolicy = PushPolicy()
     /// How long `beginBackgroundTask` keeps an app running in the background.
     public var backgroundTimeAllowance: Duration = .seconds(30)
-    /// The first delay of nsurlsessiond's resume rate limiter (ios.md U9); 0 turns it off.
+    /// The first delay of nsurlsessiond's resume rate limiter (docs/ios-rules.md U9); 0 turns it off.
     public var sessionLaunchDelay: Duration = .seconds(60)
-    /// After a reboot, how long launches for pushes are deferred (ios.md P12).
+    /// After a reboot, how long launches for pushes are deferred (docs/ios-rules.md P12).
     public var bootLaunchDelay: Duration = .seconds(300)
     /// Real seconds per policy second (0.1 turns the 30 s budget into 3 s); 1 is real time.
     public var timeScale: Double = 1

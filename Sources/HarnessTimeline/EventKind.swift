@@ -59,7 +59,7 @@ extension EventKind {
     public static let appOutput: EventKind = "device.app.output"
     public static let pushReceived: EventKind = "device.push.received"
     public static let pushDelivered: EventKind = "device.push.delivered"
-    /// A background push held back by the settings or the budget (`reason`, `until`): ios.md P10, P11.
+    /// A background push held back by the settings or the budget (`reason`, `until`): docs/ios-rules.md P10, P11.
     public static let pushHeld: EventKind = "device.push.held"
     /// A held push dropped (`reason`: a newer one replaced it, or the app was killed): P7, P9.
     public static let pushDiscarded: EventKind = "device.push.discarded"

@@ -168,7 +168,7 @@ import Testing
             message: "waitFor: no device.notification.shown"),
         Variant(
             scenario: "rate-limiter-delays-background-tasks", wrong: "no resume rate limiter",
-            edits: [Edit(old: "device: {sessionLaunchDelay: 3s}", new: "device: {sessionLaunchDelay: 0s}"), within("30s", "8s")],
+            edits: [Edit(old: "device: {sessionLaunchDelay: 10s}", new: "device: {sessionLaunchDelay: 0s}"), within("30s", "8s")],
             message: "the chain broke at transfer.waiting {why: contains \"resume rate limiter\"}"),
         Variant(
             scenario: "silent-push-background", wrong: "the app is suspended at once, so the push resumes it",
@@ -225,8 +225,8 @@ import Testing
         Variant(
             scenario: "offline-expiry", wrong: "the push outlives the time offline and is delivered",
             edits: [
-                Edit(old: "expiration_interval: 2,", new: "expiration_interval: 600,"),
-                remove("      - waitFor: {event: apns.expired, timeout: 10s}"),
+                Edit(old: "expiration_interval: 5,", new: "expiration_interval: 600,"),
+                remove("      - waitFor: {event: apns.expired, timeout: 20s}"),
             ],
             message: "apns.delivered:"),
         Variant(
@@ -235,7 +235,7 @@ import Testing
             message: "the chain broke at device.notification.shown {body: Nebula tonight, identifier: apod, replaced: true}"),
         Variant(
             scenario: "priority-5-coalesced", wrong: "no coalescing window: the first push is delivered too",
-            edits: [Edit(old: "coalescingWindow: 1s", new: "coalescingWindow: 0s")], message: "device.push.received:"),
+            edits: [Edit(old: "coalescingWindow: 3s", new: "coalescingWindow: 0s")], message: "device.push.received:"),
     ]
 
     /// harness.yml's lines for `scenario`: from its name to the next scenario's.
