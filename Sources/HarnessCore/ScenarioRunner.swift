@@ -71,7 +71,7 @@ public struct ScenarioRunner: Sendable {
         }
         if let stack {
             // Teardown must finish even when the run was cancelled.
-            await Task { await stack.stop() }.value
+            await Task { await stack.stop(timeline: timeline) }.value
         }
         timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
         timeline.finish()

@@ -116,11 +116,40 @@ public final class ServiceStack: Sendable {
         self.stateDirectory = stateDirectory
     }
 
-    /// Kills the apps, then stops Parse (finishing pushes in flight), the media server and APNs.
-    public func stop() async {
-        await device.shutdown()
-        await parse.close()
-        await media.close()
-        await apns.close()
+    /// Kills the apps, then stops Parse (finishing pushes in flight), the media server and APNs. A part
+    /// that has not stopped after `limit` is left behind (the process's exit ends it) and named on
+    /// `timeline` as `harness.teardown.stuck`: a run always ends, and says what would not stop.
+    public func stop(timeline: Timeline? = nil, limit: Duration = .seconds(30)) async {
+        let parts: [(String, @Sendable () async -> Void)] = [
+            ("device", { await self.device.shutdown() }), ("parse", { await self.parse.close() }),
+            ("media", { await self.media.close() }), ("apns", { await self.apns.close() }),
+        ]
+        for (name, stop) in parts where !(await Self.finishes(stop, within: limit)) {
+            timeline?.publish(.teardownStuck, source: "harness", ["part": name, "after": "\(limit)"])
+        }
+    }
+
+    /// Whether `work` finished within `limit`. Work that did not is left running: a hung await cannot
+    /// be taken back, only abandoned.
+    static func finishes(_ work: @escaping @Sendable () async -> Void, within limit: Duration) async -> Bool {
+        let decided = LockedState(false)
+        return await withCheckedContinuation { continuation in
+            let answer: @Sendable (Bool) -> Void = { finished in
+                let first = decided.withLock { done -> Bool in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: finished) }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                answer(false)
+            }
+            Task {
+                await work()
+                timer.cancel()
+                answer(true)
+            }
+        }
     }
 }

@@ -39,6 +39,9 @@ public enum EventCatalogue {
             kind: EventKind("harness.leftover.removed"), source: "harness", attributes: ["path"],
             meaning: "A device socket left behind by an earlier run whose process is gone was deleted."),
         EventSpec(
+            kind: .teardownStuck, source: "harness", attributes: ["part", "after"],
+            meaning: "At the end of a run, a service (`part`: device, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."),
+        EventSpec(
             kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"], optional: ["client"],
             meaning: "A listener's limit was reached (`service`: parse, apns.control, media.control or media; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."),
         EventSpec(

@@ -46,6 +46,9 @@ extension EventKind {
     public static let apnsConnectionClosed: EventKind = "apns.connection.closed"
     /// A provider connection closed as it opened: the listener has `maxConnections` open (`client`, `why`).
     public static let apnsConnectionRefused: EventKind = "apns.connection.refused"
+    /// A part of the run's services did not stop within the teardown's limit and was left behind
+    /// (`part`: device, parse, media or apns; `after`).
+    public static let teardownStuck: EventKind = "harness.teardown.stuck"
     /// A client reached one of a listener's limits (`service`, `limit`, sometimes `client`).
     public static let serviceLimitReached: EventKind = "service.limit.reached"
 
