@@ -80,6 +80,12 @@ public actor DeviceSimulator {
         }
     }
 
+    /// SIGKILLs every app process there is, waiting for nothing: the last resort when ``shutdown()``
+    /// does not finish.
+    public func killAppProcesses() {
+        for record in apps.values { record.process?.kill() }
+    }
+
     /// Kills every app process and stops background transfers.
     public func shutdown() async {
         for bundleId in apps.keys {

@@ -68,7 +68,7 @@ struct ParseRoutes: Sendable {
         guard fields["deviceToken"] != nil || fields["installationId"] != nil else {
             throw ParseError.missingInstallationId
         }
-        if let badge = fields["badge"], !(badge is [String: Any]) {
+        if let badge = fields["badge"], !(badge is NSNull) {
             fields["badge"] = try Self.badge(badge)
         }
         let saved = try store.saveInstallation(fields)
@@ -89,8 +89,8 @@ struct ParseRoutes: Sendable {
     }
 
     /// An installation's badge: a whole number in the range iOS shows (0 to 2,147,483,647), so that an
-    /// `Increment` push has a number to add to. (An operation such as `{"__op": "Increment"}` is the
-    /// store's to apply.)
+    /// `Increment` push has a number to add to. (`null` clears it; operations such as
+    /// `{"__op": "Increment"}` are not applied to installations here, so they are refused too.)
     static func badge(_ value: Any) throws -> Int {
         let range = InputBounds.badge
         // JSONSerialization gives true and false as NSNumbers whose type is `c` (a char); numbers never are.

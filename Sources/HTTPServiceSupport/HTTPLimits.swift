@@ -79,7 +79,7 @@ struct HeaderFieldLimitResponder<Inner: HTTPResponder>: HTTPResponder where Inne
             let body = "a request may have at most \(limit) header fields; this one has \(count)\n"
             return Response(
                 status: .init(code: 431, reasonPhrase: "Request Header Fields Too Large"),
-                headers: [.contentType: "text/plain; charset=utf-8", .connection: "close"],
+                headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         return try await inner.respond(to: request, context: context)

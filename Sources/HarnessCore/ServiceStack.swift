@@ -117,8 +117,9 @@ public final class ServiceStack: Sendable {
     }
 
     /// Kills the apps, then stops Parse (finishing pushes in flight), the media server and APNs. A part
-    /// that has not stopped after `limit` is left behind (the process's exit ends it) and named on
-    /// `timeline` as `harness.teardown.stuck`: a run always ends, and says what would not stop.
+    /// that has not stopped after `limit` is left behind and named on `timeline` as
+    /// `harness.teardown.stuck`: a run always ends, and says what would not stop. The process's exit
+    /// ends a stuck service; if the device is the stuck part, its apps' processes are killed here.
     public func stop(timeline: Timeline? = nil, limit: Duration = .seconds(30)) async {
         let parts: [(String, @Sendable () async -> Void)] = [
             ("device", { await self.device.shutdown() }), ("parse", { await self.parse.close() }),
@@ -126,6 +127,7 @@ public final class ServiceStack: Sendable {
         ]
         for (name, stop) in parts where !(await Self.finishes(stop, within: limit)) {
             timeline?.publish(.teardownStuck, source: "harness", ["part": name, "after": "\(limit)"])
+            if name == "device" { _ = await Self.finishes({ await self.device.killAppProcesses() }, within: limit) }
         }
     }
 
@@ -142,13 +144,13 @@ public final class ServiceStack: Sendable {
                 if first { continuation.resume(returning: finished) }
             }
             let timer = Task {
-                try? await Task.sleep(for: limit)
+                do { try await Task.sleep(for: limit) } catch { return }
                 answer(false)
             }
             Task {
                 await work()
-                timer.cancel()
                 answer(true)
+                timer.cancel()
             }
         }
     }

@@ -95,7 +95,7 @@ import Testing
         #expect(await serve.stop() == 0, "\(serve.process.output)")
     }
 
-    /// Many small header fields, or one huge one: refused on every HTTP/1.1 surface (400) and on the
+    /// Many small header fields, or one huge one: refused on every HTTP/1.1 surface (400 or 431) and on the
     /// provider API (the HTTP/2 header list is limited to 16 KB), and everything keeps answering.
     static let headerFlood = """
         import json, socket, ssl, sys, urllib.parse

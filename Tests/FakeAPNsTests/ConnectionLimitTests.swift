@@ -15,10 +15,12 @@ import Testing
         port, count = int(sys.argv[1]), int(sys.argv[2])
         sockets, opened = [], {}
         for _ in range(count):
+            # Timed from before the connect: the server's timer cannot have started earlier.
+            started = time.monotonic()
             s = socket.create_connection(("127.0.0.1", port))
             s.sendall(bytes.fromhex("160301020001") + bytes(20))
             sockets.append(s)
-            opened[s] = time.monotonic()
+            opened[s] = started
         print("opened", len(sockets), flush=True)
         open_sockets, lasted = set(sockets), []
         while open_sockets:
@@ -57,7 +59,7 @@ import Testing
         let peer = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "300"])
         _ = try #require(await peer.waitForLine(containing: "opened 300"), "\(peer.output)")
         try await withDeadline(.seconds(30), "the 300 connections to be open on the server") {
-            while apns.openConnectionCount < 300 { await Task.yield() }
+            while apns.openConnectionCount < 300 { try await Task.sleep(for: .milliseconds(10)) }
         }
         // A provider pushing now is served while the 300 are held.
         let token = apns.gateway.register(topic: "com.example.app") { _ in }
@@ -91,7 +93,7 @@ import Testing
         let holders = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "5"])
         _ = try #require(await holders.waitForLine(containing: "opened 5"), "\(holders.output)")
         try await withDeadline(.seconds(30), "the five connections to be counted") {
-            while apns.openConnectionCount < 5 { await Task.yield() }
+            while apns.openConnectionCount < 5 { try await Task.sleep(for: .milliseconds(10)) }
         }
         // A sixth is accepted by the kernel and closed by FakeAPNs at once.
         let sixth = try await ChildProcess.run(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "1"])

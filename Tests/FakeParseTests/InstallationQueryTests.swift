@@ -69,6 +69,22 @@ import Testing
     func anIncrementedBadgeStaysInTheRangeIOSShows(stored: Int?, sent: Int) {
         #expect(PushSender.incremented(stored) == sent)
     }
+
+    /// A saved badge, as JSON reads it: a whole number in what iOS shows is kept, anything else refused.
+    @Test(arguments: [
+        ("0", 0), ("7", 7), ("7.0", 7), ("2147483647", 2_147_483_647), ("true", nil), ("false", nil), ("1.5", nil),
+        ("-1", nil), (#""3""#, nil), ("{}", nil), (#"{"__op": "Increment"}"#, nil), ("[1]", nil), ("2147483648", nil),
+        ("9223372036854775807", nil), ("1e300", nil),
+    ] as [(String, Int?)])
+    func aSavedBadgeIsAWholeNumberIOSShows(json: String, kept: Int?) throws {
+        let object = try JSONSerialization.jsonObject(with: Data(#"{"badge": \#(json)}"#.utf8)) as? [String: Any]
+        let value = try #require(object?["badge"])
+        if let kept {
+            #expect(try ParseRoutes.badge(value) == kept)
+        } else {
+            #expect(throws: ParseError.self) { try ParseRoutes.badge(value) }
+        }
+    }
 }
 
 /// Parse's ISO dates, read without ICU.
