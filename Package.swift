@@ -154,7 +154,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: [],
+            dependencies: ["DeviceSimulator"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
@@ -174,7 +174,7 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: ["DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "TestSupport"]
         ),
-        .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline"]),
+        .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline", "DeviceSimulator"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["TestSupport", "HarnessTimeline"]

@@ -38,7 +38,7 @@ final class AppProcess: @unchecked Sendable {
         process.arguments = Array(command.dropFirst())
         process.currentDirectoryURL = workingDirectory
         process.environment = environment
-        let output = Pipe()
+        let output = ProcessSpawning.pipe()
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
@@ -76,7 +76,7 @@ final class AppProcess: @unchecked Sendable {
             exited.finish()
         }
         do {
-            try process.run()
+            try ProcessSpawning.serialized { try process.run() }
             // The child has its copy of the write end; ours must close for the reader to see EOF.
             try? output.fileHandleForWriting.close()
             thread.start()

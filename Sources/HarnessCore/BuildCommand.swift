@@ -1,3 +1,4 @@
+import DeviceSimulator
 import Foundation
 
 /// Runs an app's `build` command before its first launch, with its output passed through.
@@ -13,7 +14,7 @@ enum BuildCommand {
             exited.continuation.finish()
         }
         do {
-            try process.run()
+            try ProcessSpawning.serialized { try process.run() }
         } catch {
             throw StepFailure(message: "the build command '\(command.joined(separator: " "))' cannot start: \(error)")
         }

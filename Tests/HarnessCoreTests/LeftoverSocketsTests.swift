@@ -1,4 +1,5 @@
 import Foundation
+import DeviceSimulator
 @testable import HarnessCore
 import Testing
 
@@ -26,7 +27,7 @@ import Glibc
     func deadPid() throws -> pid_t {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
+        try ProcessSpawning.serialized { try process.run() }
         process.waitUntilExit()
         return process.processIdentifier
     }

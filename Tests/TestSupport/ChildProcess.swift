@@ -1,3 +1,4 @@
+import DeviceSimulator
 import Foundation
 
 /// Runs a program to completion and collects what it printed: how tests drive real peers (curl,
@@ -47,18 +48,19 @@ public struct ChildProcess: Sendable {
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let output = Pipe()
-        let error = Pipe()
-        let input = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = input
         let (exited, continuation) = AsyncStream.makeStream(of: Int32.self)
         process.terminationHandler = { process in
             continuation.yield(process.terminationStatus)
             continuation.finish()
         }
-        try process.run()
+        // Pipes no other child inherits, and one spawn at a time (see ProcessSpawning).
+        let output = ProcessSpawning.pipe()
+        let error = ProcessSpawning.pipe()
+        let input = ProcessSpawning.pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        try ProcessSpawning.serialized { try process.run() }
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try input.fileHandleForWriting.close()
         // Read both pipes while the child runs, so a chatty child never blocks on a full pipe; on

@@ -1,3 +1,4 @@
+import DeviceSimulator
 import Foundation
 
 /// A child process a test talks to while it runs: waits for lines it prints, sends it signals, and
@@ -21,13 +22,21 @@ public final class RunningChild: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let pipe = Pipe()
+        let continuation = exit.continuation
+        process.terminationHandler = { process in
+            continuation.yield(process.terminationStatus)
+            continuation.finish()
+        }
+        // A pipe no other child inherits, and one spawn at a time (see ProcessSpawning).
+        let pipe = ProcessSpawning.pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice
+        try ProcessSpawning.serialized { try process.run() }
+        try? pipe.fileHandleForWriting.close()
+        let reader = pipe.fileHandleForReading
         // Blocking reads on a thread of its own: readabilityHandler can crash libdispatch on Linux when
         // the pipe closes under it.
-        let reader = pipe.fileHandleForReading
         let thread = Thread { [weak self] in
             while true {
                 let data = reader.availableData
@@ -35,13 +44,6 @@ public final class RunningChild: @unchecked Sendable {
                 if data.isEmpty { break }
             }
         }
-        let continuation = exit.continuation
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        try? pipe.fileHandleForWriting.close()
         thread.start()
     }
 
