@@ -31,36 +31,53 @@ final class ConnectionGoAway: ChannelInboundHandler {
 final class ConnectionRegistry: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
-        var waitingForNone: [CheckedContinuation<Void, Never>] = []
+        /// Who waits for the number of open connections to satisfy a condition.
+        var waiting: [UUID: (until: @Sendable (Int) -> Bool, continuation: CheckedContinuation<Void, Never>)] = [:]
+
+        /// Takes out the waiters whose condition now holds.
+        mutating func satisfied() -> [CheckedContinuation<Void, Never>] {
+            let count = channels.count
+            let done = waiting.filter { $0.value.until(count) }
+            for id in done.keys { waiting[id] = nil }
+            return done.values.map(\.continuation)
+        }
     }
 
     private let state = LockedState(State())
 
     func add(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        state.withLock { $0.channels[id] = channel }
+        let opened = state.withLock { state in
+            state.channels[id] = channel
+            return state.satisfied()
+        }
+        for waiter in opened { waiter.resume() }
         channel.closeFuture.whenComplete { [state] _ in
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            let closed = state.withLock { state in
                 state.channels.removeValue(forKey: id)
-                guard state.channels.isEmpty else { return [] }
-                defer { state.waitingForNone.removeAll() }
-                return state.waitingForNone
+                return state.satisfied()
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in closed { waiter.resume() }
         }
     }
 
     var count: Int { state.withLock { $0.channels.count } }
 
-    /// Returns when no connection is open.
-    func waitUntilNoneOpen() async {
-        await withCheckedContinuation { continuation in
-            let none = state.withLock { state -> Bool in
-                if state.channels.isEmpty { return true }
-                state.waitingForNone.append(continuation)
-                return false
+    /// Returns once the number of open connections satisfies `condition` (at once if it already does),
+    /// or when the caller is cancelled.
+    func waitUntilCount(_ condition: @escaping @Sendable (Int) -> Bool) async {
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let holds = state.withLock { state -> Bool in
+                    if condition(state.channels.count) || Task.isCancelled { return true }
+                    state.waiting[id] = (condition, continuation)
+                    return false
+                }
+                if holds { continuation.resume() }
             }
-            if none { continuation.resume() }
+        } onCancel: {
+            state.withLock { $0.waiting.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 

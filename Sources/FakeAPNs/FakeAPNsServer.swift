@@ -46,7 +46,10 @@ public final class FakeAPNsServer: Service, Sendable {
     public var openConnectionCount: Int { connections.count }
 
     /// Returns when no provider connection is open.
-    public func waitUntilNoConnectionIsOpen() async { await connections.waitUntilNoneOpen() }
+    public func waitUntilNoConnectionIsOpen() async { await connections.waitUntilCount { $0 == 0 } }
+
+    /// Returns once at least `count` provider connections are open.
+    public func waitUntilOpenConnections(atLeast count: Int) async { await connections.waitUntilCount { $0 >= count } }
     public var controlURL: String { "http://\(configuration.host):\(controlAPI.port)" }
 
     public static func bind(

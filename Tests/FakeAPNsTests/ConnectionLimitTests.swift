@@ -59,7 +59,7 @@ import Testing
         let peer = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "300"])
         _ = try #require(await peer.waitForLine(containing: "opened 300"), "\(peer.output)")
         try await withDeadline(.seconds(30), "the 300 connections to be open on the server") {
-            while apns.openConnectionCount < 300 { try await Task.sleep(for: .milliseconds(10)) }
+            await apns.waitUntilOpenConnections(atLeast: 300)
         }
         // A provider pushing now is served while the 300 are held.
         let token = apns.gateway.register(topic: "com.example.app") { _ in }
@@ -93,7 +93,7 @@ import Testing
         let holders = try RunningChild(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "5"])
         _ = try #require(await holders.waitForLine(containing: "opened 5"), "\(holders.output)")
         try await withDeadline(.seconds(30), "the five connections to be counted") {
-            while apns.openConnectionCount < 5 { try await Task.sleep(for: .milliseconds(10)) }
+            await apns.waitUntilOpenConnections(atLeast: 5)
         }
         // A sixth is accepted by the kernel and closed by FakeAPNs at once.
         let sixth = try await ChildProcess.run(PackagePaths.python, ["-c", Self.halfHandshakes, "\(apns.port)", "1"])
