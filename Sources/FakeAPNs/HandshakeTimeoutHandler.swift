@@ -1,3 +1,4 @@
+import HTTPServiceSupport
 import NIOCore
 import NIOTLS
 
@@ -8,13 +9,10 @@ import NIOTLS
 final class HandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
-    private let timeout: TimeAmount
-    private let onTimeout: @Sendable () -> Void
-    private var timer: Scheduled<Void>?
+    private var deadline: ConnectionDeadline
 
     init(timeout: TimeAmount, onTimeout: @escaping @Sendable () -> Void) {
-        self.timeout = timeout
-        self.onTimeout = onTimeout
+        deadline = ConnectionDeadline(timeout: timeout, onTimeout: onTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -27,28 +25,20 @@ final class HandshakeTimeoutHandler: ChannelInboundHandler, RemovableChannelHand
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        deadline.cancel()
         context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         context.fireUserInboundEventTriggered(event)
         if case .handshakeCompleted? = event as? TLSUserEvent {
-            timer?.cancel()
-            timer = nil
+            deadline.cancel()
             // After passing the event on: a removed handler's context forwards nothing more.
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }
 
     private func start(context: ChannelHandlerContext) {
-        guard timer == nil else { return }
-        let channel = context.channel
-        let onTimeout = onTimeout
-        timer = context.eventLoop.scheduleTask(in: timeout) {
-            onTimeout()
-            channel.close(mode: .all, promise: nil)
-        }
+        if !deadline.isRunning { deadline.restart(context: context) }
     }
 }

@@ -1,3 +1,4 @@
+import HTTPServiceSupport
 import NIOCore
 import NIOHTTP1
 
@@ -11,49 +12,33 @@ final class RequestTimeoutHandler: ChannelDuplexHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let timeout: TimeAmount
-    private let onTimeout: @Sendable () -> Void
-    private var timer: Scheduled<Void>?
+    private var deadline: ConnectionDeadline
 
     init(timeout: TimeAmount, onTimeout: @escaping @Sendable () -> Void) {
-        self.timeout = timeout
-        self.onTimeout = onTimeout
+        deadline = ConnectionDeadline(timeout: timeout, onTimeout: onTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { start(context: context) }
+        if context.channel.isActive { deadline.restart(context: context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        start(context: context)
+        deadline.restart(context: context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        timer?.cancel()
+        deadline.cancel()
         context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) {
-            timer?.cancel()
-            timer = nil
-        }
+        if case .end = unwrapInboundIn(data) { deadline.cancel() }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { start(context: context) }
+        if case .end = unwrapOutboundIn(data) { deadline.restart(context: context) }
         context.write(data, promise: promise)
-    }
-
-    private func start(context: ChannelHandlerContext) {
-        timer?.cancel()
-        let channel = context.channel
-        let onTimeout = onTimeout
-        timer = context.eventLoop.scheduleTask(in: timeout) {
-            onTimeout()
-            channel.close(promise: nil)
-        }
     }
 }
