@@ -25,13 +25,13 @@ public final class MediaServer: Service, Sendable {
     private let control = LockedState<RunningHTTPServer?>(nil)
     let accessLog: AccessLog?
     let faults = LockedState(MediaFaultPlan())
-    private let dateHeader = SecondCache(HTTPDate.format)
-    private let validatorCache = ValidatorCache()
-    private let resolver: PathResolver
+    let dateHeader = SecondCache(HTTPDate.format)
+    let validatorCache = ValidatorCache()
+    let resolver: PathResolver
     /// The bucket all connections share, for `serverBytesPerSecond`.
     private let serverPacing = LockedState(PacingState())
     /// How many times each path's file "changed" (the `changeETag` fault).
-    private let generations = LockedState<[String: Int]>([:])
+    let generations = LockedState<[String: Int]>([:])
 
     /// The control API's port.
     public var controlPort: Int { control.withLock { $0?.port ?? 0 } }
@@ -251,122 +251,6 @@ public final class MediaServer: Service, Sendable {
         #endif
     }
 
-    /// How a response leaves its connection.
-    enum Ending {
-        case keepAlive
-        /// The response is complete; close the connection after it.
-        case closeAfterResponse
-        /// FIN once the response (or the part of it the fault allows) is out.
-        case close
-        /// RST once the client has acknowledged what was sent.
-        case reset
-        /// Open, silent, until the client or the server gives up.
-        case stall
-    }
-
-    /// What a request gets, decided at once from the request, the file and the fault in force.
-    enum Reply {
-        /// A status with a one-line text body (errors, 304, 412, 416).
-        case short(HTTPResponseStatus, HTTPHeaders)
-        /// Close before any header.
-        case closeAtOnce
-        /// The file or parts of it; `limit` is where a fault stops the body.
-        case file(
-            HTTPResponseStatus, HTTPHeaders, body: [BodySegment], resource: MediaResource, length: Int, limit: Int,
-            ending: Ending, closeAfter: Bool)
-    }
-
-    /// The longest request target served: Apache's default `LimitRequestLine` is 8190 bytes.
-    static let longestTarget = 8190
-
-    /// Decides a request's reply. `faults` are the rules that apply to it (already counted).
-    func reply(to request: HTTPRequestHead, path: String, faults: AppliedFaults) -> Reply {
-        let fault = faults.ending
-        var headers = HTTPHeaders()
-        headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
-        headers.add(name: "Date", value: dateHeader.format(Date()))
-        headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
-        guard request.method == .GET || request.method == .HEAD else {
-            headers.add(name: "Allow", value: "GET, HEAD")
-            return .short(.methodNotAllowed, headers)
-        }
-        guard request.uri.utf8.count <= Self.longestTarget else { return .short(.uriTooLong, headers) }
-        guard request.headers.count <= configuration.limits.maxHeaderFields else { return .short(.badRequest, headers) }
-        switch fault?.fault {
-        case .closeBeforeHeaders?:
-            return .closeAtOnce
-        case .status?:
-            if let retryAfter = fault?.retryAfter { headers.add(name: "Retry-After", value: "\(retryAfter)") }
-            return .short(HTTPResponseStatus(statusCode: fault?.status ?? 503), headers)
-        default:
-            break
-        }
-        let generation = generations.withLock { $0[path] ?? 0 }
-        guard let resource = resolver.resource(at: path, generation: generation) else {
-            return .short(.notFound, headers)
-        }
-        let rangesSupported = !faults.contains(.ignoreRange)
-        if rangesSupported, !faults.contains(.noAcceptRanges) { headers.add(name: "Accept-Ranges", value: "bytes") }
-        let (etag, lastModified) = validatorCache.validators(of: resource)
-        headers.add(name: "ETag", value: etag)
-        headers.add(name: "Last-Modified", value: lastModified)
-        let validators = ResourceValidators(etag: etag, lastModified: resource.modified, length: resource.length)
-        let answer = MediaAnswer.decide(isGet: request.method == .GET, validators: validators) { name in
-            if !rangesSupported, name == "range" || name == "if-range" { return nil }
-            return request.headers.first(name: name)
-        }
-        let status: HTTPResponseStatus
-        let body: [BodySegment]
-        switch answer {
-        case .notModified:
-            return .short(.notModified, headers)
-        case .preconditionFailed:
-            return .short(.preconditionFailed, headers)
-        case .rangeNotSatisfiable:
-            headers.add(name: "Content-Range", value: "bytes */\(resource.length)")
-            return .short(.rangeNotSatisfiable, headers)
-        case .full:
-            status = .ok
-            headers.add(name: "Content-Type", value: resource.contentType)
-            body = resource.length > 0 ? [.file(0...(resource.length - 1))] : []
-        case .partial(let bytes):
-            status = .partialContent
-            headers.add(name: "Content-Type", value: resource.contentType)
-            headers.add(name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(resource.length)")
-            body = [.file(bytes)]
-        case .multiple(let ranges):
-            status = .partialContent
-            let boundary = "PUSHHARNESS-\(etag.filter(\.isHexDigit))"
-            headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
-            body = BodySegment.multipart(ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
-        }
-        let length = body.reduce(0) { $0 + $1.count }
-        // What the body may carry before the fault stops it, and how the connection then ends.
-        var limit = length
-        var ending = Ending.keepAlive
-        var closeAfter = false
-        // Without a length the body is framed as chunked: the size is unknown to the client.
-        let declaresLength = !faults.contains(.noContentLength)
-        switch fault?.fault {
-        case .fin?, .reset?, .stall?:
-            // A cut at or past the end leaves the body whole: nothing to cut.
-            limit = fault!.cutOffset(in: length)
-            if limit < length { ending = fault!.fault == .fin ? .close : fault!.fault == .reset ? .reset : .stall }
-            if declaresLength { headers.add(name: "Content-Length", value: "\(length)") }
-        case .lyingContentLength?:
-            let declared = fault!.declaredLength(of: length)
-            headers.add(name: "Content-Length", value: "\(declared)")
-            // Claiming less sends only that much, so the connection stays usable; claiming more sends
-            // everything and closes (after the response, so FIN), leaving the client short.
-            if declared < length { limit = declared } else { closeAfter = true }
-        default:
-            if declaresLength { headers.add(name: "Content-Length", value: "\(length)") }
-        }
-        return .file(
-            status, headers, body: body, resource: resource, length: length, limit: limit, ending: ending,
-            closeAfter: closeAfter)
-    }
-
     private func respond(
         to request: HTTPRequestHead, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
         pacing: ConnectionPacing, exchange: inout Exchange
@@ -538,156 +422,8 @@ public final class MediaServer: Service, Sendable {
     }
 }
 
-extension HTTPRequestHead {
-    /// The path, without the query.
-    var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
-}
-
-/// One piece of a response body: literal text (a multipart boundary and part headers) or bytes of
-/// the file.
-enum BodySegment: Equatable {
-    case text(String)
-    case file(ClosedRange<Int>)
-
-    var count: Int {
-        switch self {
-        case .text(let text): text.utf8.count
-        case .file(let bytes): bytes.count
-        }
-    }
-
-    /// A `multipart/byteranges` body (RFC 9110 §14.6): each range with its own `Content-Type` and
-    /// `Content-Range`, then the closing boundary.
-    static func multipart(_ ranges: [ClosedRange<Int>], boundary: String, contentType: String, length: Int) -> [BodySegment] {
-        var segments: [BodySegment] = []
-        for (index, range) in ranges.enumerated() {
-            segments.append(
-                .text(
-                    (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
-                        + "Content-Range: bytes \(range.lowerBound)-\(range.upperBound)/\(length)\r\n\r\n"))
-            segments.append(.file(range))
-        }
-        segments.append(.text("\r\n--\(boundary)--\r\n"))
-        return segments
-    }
-}
-
 /// The media server cannot start as configured.
 public struct MediaServerError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
-}
-
-/// One token bucket, remade when its rate or burst changes.
-struct PacingState {
-    private var bucket: TokenBucket?
-
-    mutating func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        if bucket?.rate != Double(rate) || bucket?.burst != Double(burst) {
-            bucket = TokenBucket(rate: rate, burst: burst, now: now)
-        }
-        return bucket!.reserve(bytes, now: now)
-    }
-}
-
-/// A connection's bucket: it lasts across the responses of a keep-alive connection.
-final class ConnectionPacing {
-    private var state = PacingState()
-
-    func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        state.reserve(bytes, rate: rate, burst: burst, now: now)
-    }
-}
-
-/// Response parts waiting to be handed to the channel together.
-struct ResponseBatch {
-    /// Flushed once this much body is waiting, so a large file streams rather than piling up.
-    static let limit = 256 * 1024
-    let outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    private var parts: [HTTPServerResponsePart] = []
-    private var bytes = 0
-
-    init(outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) { self.outbound = outbound }
-
-    mutating func append(_ part: HTTPServerResponsePart, bytes: Int) {
-        parts.append(part)
-        self.bytes += bytes
-    }
-
-    mutating func add(_ part: HTTPServerResponsePart, bytes: Int) async throws {
-        append(part, bytes: bytes)
-        if self.bytes >= Self.limit { try await flush() }
-    }
-
-    mutating func flush() async throws {
-        guard !parts.isEmpty else { return }
-        let ready = parts
-        parts.removeAll(keepingCapacity: true)
-        bytes = 0
-        try await outbound.write(contentsOf: ready)
-    }
-}
-
-/// A date format applied once a second: the `Date` header, the access log's time.
-final class SecondCache: Sendable {
-    private let format: @Sendable (Date) -> String
-    private let cached = LockedState<(second: Int, text: String)>((-1, ""))
-
-    init(_ format: @escaping @Sendable (Date) -> String) { self.format = format }
-
-    func format(_ date: Date) -> String {
-        let second = Int(date.timeIntervalSince1970.rounded(.down))
-        return cached.withLock { cached in
-            if cached.second != second { cached = (second, format(date)) }
-            return cached.text
-        }
-    }
-}
-
-/// Each file's `ETag` and `Last-Modified`, made again only when its size, time or generation change.
-final class ValidatorCache: Sendable {
-    private struct Key: Hashable {
-        var path: String
-        var length: Int
-        var modified: Double
-        var generation: Int
-    }
-
-    private let cache = LockedState<[Key: (etag: String, lastModified: String)]>([:])
-
-    func validators(of resource: MediaResource) -> (etag: String, lastModified: String) {
-        let key = Key(
-            path: resource.url.path, length: resource.length, modified: resource.modified.timeIntervalSince1970,
-            generation: resource.generation)
-        if let hit = cache.withLock({ $0[key] }) { return hit }
-        let made = (resource.etag, resource.lastModified)
-        cache.withLock { cache in
-            // A served tree is small; should one grow past this, start over rather than grow forever.
-            if cache.count >= 10_000 { cache.removeAll() }
-            cache[key] = made
-        }
-        return made
-    }
-}
-
-/// Request paths resolved to files under the root. A path's resolution (realpath, checked to be
-/// under the root) is kept, so a later request for it costs one stat; the kept file is inside the
-/// root whatever happens to symlinks afterwards, so nothing outside can be served.
-final class PathResolver: Sendable {
-    private let root: String
-    private let resolved = LockedState<[String: String]>([:])
-
-    init(root: String) { self.root = root }
-
-    func resource(at path: String, generation: Int) -> MediaResource? {
-        if let file = resolved.withLock({ $0[path] }), let resource = MediaResource(file: file, generation: generation) {
-            return resource
-        }
-        guard let resource = MediaResource(root: root, path: path, generation: generation) else { return nil }
-        resolved.withLock { resolved in
-            if resolved.count >= 10_000 { resolved.removeAll() }
-            resolved[path] = resource.url.path
-        }
-        return resource
-    }
 }
