@@ -34,7 +34,8 @@ extension DeviceSimulator {
     /// received it (what decides the fate of a finished file); for a held `didFinishDownloadingTo`,
     /// only once the app has answered it, so the file waits for the app.
     private func forward(_ event: TransferDaemon.Event, session: String, to bundleId: String) async -> Bool {
-        guard let record = apps[bundleId] else { return false }
+        // A device shutting down wakes no app for an event: nothing would ever answer it.
+        guard !shuttingDown, let record = apps[bundleId] else { return false }
         var isProgress = false
         switch event {
         case .progress, .resumed: isProgress = true

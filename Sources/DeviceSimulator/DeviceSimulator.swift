@@ -22,6 +22,8 @@ public actor DeviceSimulator {
     var peersBeforeHello: [ObjectIdentifier: pid_t] = [:]
     /// Why the device refused the handshake of an app still launching, by bundle id.
     var refusedHandshakes: [String: String] = [:]
+    /// Set when ``shutdown()`` begins: transfer events that finish during it reach no app.
+    var shuttingDown = false
     var nextCompletionId = 1
     /// `wifi`, `cellular` or `offline`.
     public private(set) var network = "wifi"
@@ -88,6 +90,7 @@ public actor DeviceSimulator {
 
     /// Kills every app process and stops background transfers.
     public func shutdown() async {
+        shuttingDown = true
         for bundleId in apps.keys {
             apps[bundleId]?.suspendTask?.cancel()
             apps[bundleId]?.heldPushRelease?.cancel()
