@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -181,3 +181,9 @@ let package = Package(
         ),
     ]
 )
+
+// Our own code builds without warnings: a warning in any of our targets fails the build (and so `ci/test`).
+// Dependencies keep their own settings.
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
+}

@@ -171,7 +171,8 @@ public final class Application {
             guard let self, !called else { return }
             called = true
             self.send(
-                DeviceMethod.backgroundEventsCompletion, BackgroundEventsCompletionParams(completionId: params.completionId))
+                DeviceMethod.backgroundEventsCompletion,
+                BackgroundEventsCompletionParams(completionId: params.completionId))
         }
     }
 
@@ -183,7 +184,8 @@ public final class Application {
                 guard let self, !called else { return }
                 called = true
                 self.send(
-                    DeviceMethod.fetchCompletion, FetchCompletionParams(completionId: params.completionId, result: result.rawValue))
+                    DeviceMethod.fetchCompletion,
+                    FetchCompletionParams(completionId: params.completionId, result: result.rawValue))
             })
     }
 
@@ -194,7 +196,8 @@ public final class Application {
             guard let self, !called else { return }
             called = true
             self.send(
-                DeviceMethod.fetchCompletion, FetchCompletionParams(completionId: completionId, result: result.rawValue))
+                DeviceMethod.fetchCompletion, FetchCompletionParams(completionId: completionId, result: result.rawValue)
+            )
         }
     }
 }

@@ -6,6 +6,8 @@ import Foundation
 ///
 /// Reads `HARNESS_DEVICE_SOCKET`; exits with status 78 (EX_CONFIG) and a message on standard error when
 /// the app was not started by a device simulator.
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// (named after UIKit's `UIApplicationMain`, which it stands in for)
 @MainActor
 public func ApplicationMain(bundleIdentifier: String, delegate: any ApplicationDelegate) -> Never {
     guard let socketPath = ProcessInfo.processInfo.environment["HARNESS_DEVICE_SOCKET"] else {
@@ -40,7 +42,8 @@ public func ApplicationMain(bundleIdentifier: String, delegate: any ApplicationD
             let application = Application(bundleIdentifier: bundleIdentifier, connection: connection, hello: hello)
             application.delegate = keepDelegate
             Application.shared = application
-            let options = LaunchOptions(reason: hello.launchReason, remoteNotification: hello.remoteNotification?.userInfo)
+            let options = LaunchOptions(
+                reason: hello.launchReason, remoteNotification: hello.remoteNotification?.userInfo)
             _ = keepDelegate.application(application, didFinishLaunchingWithOptions: options)
             if let push = hello.remoteNotification { application.deliver(push) }
             // Whatever the device sent right after the handshake, in order.

@@ -35,7 +35,8 @@ public protocol DeviceURLSessionDownloadDelegate: AnyObject {
     /// Move the file now: the device deletes it as soon as this returns.
     func urlSession(
         _ session: DeviceURLSession, downloadTask: DeviceURLSessionDownloadTask, didFinishDownloadingTo location: URL)
-    func urlSession(_ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?)
+    func urlSession(
+        _ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?)
     /// Every event that waited for a background session has been delivered: call the handler kept
     /// from `handleEventsForBackgroundURLSession` now.
     func urlSessionDidFinishEvents(forBackgroundURLSession session: DeviceURLSession)
@@ -110,12 +111,16 @@ public final class DeviceURLSession {
                 resumeData: task.resumeData, taskDescription: task.taskDescription))
     }
 
-    func cancel(_ task: DeviceURLSessionDownloadTask, producingResumeData: Bool, then: @escaping @MainActor (Data?) -> Void) {
+    func cancel(
+        _ task: DeviceURLSessionDownloadTask, producingResumeData: Bool, then: @escaping @MainActor (Data?) -> Void
+    ) {
         let connection = Application.shared.connection
         let params = CancelTaskParams(
-            session: configuration.identifier, taskIdentifier: task.taskIdentifier, produceResumeData: producingResumeData)
+            session: configuration.identifier, taskIdentifier: task.taskIdentifier,
+            produceResumeData: producingResumeData)
         Task { @MainActor in
-            let answer = try? await connection.call(DeviceMethod.downloadTaskCancel, params).decode(CancelTaskResult.self)
+            let answer = try? await connection.call(DeviceMethod.downloadTaskCancel, params).decode(
+                CancelTaskResult.self)
             then(answer?.resumeData.map { Data($0.utf8) })
         }
     }
@@ -146,7 +151,8 @@ public final class DeviceURLSession {
 
     func didFinishDownloading(_ params: DidFinishDownloadingParams) {
         delegate?.urlSession(
-            self, downloadTask: task(params.taskIdentifier), didFinishDownloadingTo: URL(fileURLWithPath: params.location))
+            self, downloadTask: task(params.taskIdentifier),
+            didFinishDownloadingTo: URL(fileURLWithPath: params.location))
     }
 
     func didFinishEvents() {

@@ -44,7 +44,8 @@ public struct PresentationOption: OptionSet, Sendable {
     public static let badge = PresentationOption(rawValue: 8)
 
     var names: [String] {
-        [(Self.banner, "banner"), (.list, "list"), (.sound, "sound"), (.badge, "badge")].filter { contains($0.0) }.map(\.1)
+        [(Self.banner, "banner"), (.list, "list"), (.sound, "sound"), (.badge, "badge")].filter { contains($0.0) }.map(
+            \.1)
     }
 }
 
@@ -94,12 +95,14 @@ public final class UserNotificationCenter {
             DeviceMethod.notificationAdd,
             NotificationRequestParams(
                 identifier: request.identifier, title: content.title, subtitle: content.subtitle, body: content.body,
-                badge: content.badge, sound: content.sound, userInfo: content.userInfo, timeInterval: request.timeInterval))
+                badge: content.badge, sound: content.sound, userInfo: content.userInfo,
+                timeInterval: request.timeInterval))
     }
 
     /// `removePendingNotificationRequests(withIdentifiers:)`.
     public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
-        application.send(DeviceMethod.notificationRemovePending, RemovePendingNotificationsParams(identifiers: identifiers))
+        application.send(
+            DeviceMethod.notificationRemovePending, RemovePendingNotificationsParams(identifiers: identifiers))
     }
 
     /// Asks the delegate, answering the device with the options; no delegate: the system's own

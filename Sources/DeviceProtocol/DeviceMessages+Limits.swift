@@ -13,7 +13,8 @@ extension BackgroundFetchIntervalParams {
         guard let seconds, seconds.isNaN || seconds < .greatestFiniteMagnitude else { return nil }
         guard seconds >= 0, seconds <= DeviceLimits.longestInterval else {
             throw RPCError.invalidParams(
-                "seconds must be 0 (minimum) to \(Int(DeviceLimits.longestInterval)) (ten years), or null (never), not \(seconds)")
+                "seconds must be 0 (minimum) to \(Int(DeviceLimits.longestInterval)) (ten years), or null (never), not \(seconds)"
+            )
         }
         return .seconds(seconds)
     }
@@ -25,7 +26,8 @@ extension NotificationRequestParams {
         guard let timeInterval else { return nil }
         guard timeInterval > 0, timeInterval <= DeviceLimits.longestInterval else {
             throw RPCError.invalidParams(
-                "timeInterval must be more than 0 and at most \(Int(DeviceLimits.longestInterval)) seconds (a nil trigger delivers now), not \(timeInterval)")
+                "timeInterval must be more than 0 and at most \(Int(DeviceLimits.longestInterval)) seconds (a nil trigger delivers now), not \(timeInterval)"
+            )
         }
         return .seconds(timeInterval)
     }

@@ -185,7 +185,8 @@ public struct ResumeData: Codable, Sendable, Equatable {
     }
 
     public init?(encoded: String) {
-        guard let data = Data(base64Encoded: encoded), let value = try? JSONDecoder().decode(Self.self, from: data) else {
+        guard let data = Data(base64Encoded: encoded), let value = try? JSONDecoder().decode(Self.self, from: data)
+        else {
             return nil
         }
         self = value
@@ -361,7 +362,8 @@ public struct NotificationParams: Codable, Sendable, Equatable {
     public var actionIdentifier: String?
 
     public init(
-        identifier: String, title: String?, body: String?, userInfo: [String: JSONValue], actionIdentifier: String? = nil
+        identifier: String, title: String?, body: String?, userInfo: [String: JSONValue],
+        actionIdentifier: String? = nil
     ) {
         self.identifier = identifier
         self.title = title

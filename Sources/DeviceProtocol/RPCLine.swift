@@ -14,7 +14,10 @@ public enum RPCLine {
         /// The answer's line, newline included.
         public func encodedLine() -> Data {
             var line = Data(#"{"error":"#.utf8)
-            line.append(Data(JSONValue.object(["code": .number(Double(error.code)), "message": .string(error.message)]).jsonString().utf8))
+            line.append(
+                Data(
+                    JSONValue.object(["code": .number(Double(error.code)), "message": .string(error.message)])
+                        .jsonString().utf8))
             line.append(Data(#","id":\#(id.jsonString()),"jsonrpc":"2.0"}"#.utf8))
             line.append(UInt8(ascii: "\n"))
             return line
@@ -24,7 +27,8 @@ public enum RPCLine {
     public static func parse(_ line: some DataProtocol) -> Result<RPCMessage, Unreadable> {
         let data = Data(line)
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
-            return .failure(Unreadable(id: .null, error: RPCError(code: -32700, message: "Parse error: the line is not JSON")))
+            return .failure(
+                Unreadable(id: .null, error: RPCError(code: -32700, message: "Parse error: the line is not JSON")))
         }
         guard let fields = value.objectValue else { return .failure(invalid(.null, "a message must be a JSON object")) }
         let raw = fields["id"] ?? .null
@@ -37,7 +41,10 @@ public enum RPCLine {
         }
         guard let message = try? RPCMessage.decode(line: data), message.method != nil || message.id != nil else {
             return .failure(
-                invalid(id, "a message is a request (id and method), a notification (method) or a response (id and result or error)"))
+                invalid(
+                    id,
+                    "a message is a request (id and method), a notification (method) or a response (id and result or error)"
+                ))
         }
         return .success(message)
     }

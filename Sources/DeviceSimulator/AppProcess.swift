@@ -82,7 +82,8 @@ final class AppProcess: @unchecked Sendable {
             thread.start()
         } catch {
             throw DeviceError(
-                "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)")
+                "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)"
+            )
         }
     }
 

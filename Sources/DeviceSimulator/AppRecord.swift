@@ -10,7 +10,8 @@ struct AppRecord {
     var fetchInterval: Duration?
     var lastFetch: Duration?
     /// Notification requests waiting for their trigger, by identifier, with the timer that fires each.
-    var pendingNotifications: [String: (request: NotificationRequestParams, fireAt: Duration, timer: Task<Void, Never>)] = [:]
+    var pendingNotifications:
+        [String: (request: NotificationRequestParams, fireAt: Duration, timer: Task<Void, Never>)] = [:]
     /// A tap on a notification, for the app to receive once it is on screen.
     var pendingResponse: NotificationParams?
     /// A fetch waiting for the app it launched to connect.

@@ -23,7 +23,8 @@ public enum BackgroundFetchRule {
         guard backgroundModes.contains("fetch") else { return .skipped("the app lacks fetch in UIBackgroundModes") }
         guard let interval else {
             return .skipped(
-                "minimumBackgroundFetchInterval is UIApplicationBackgroundFetchIntervalNever, the default: the app never set it")
+                "minimumBackgroundFetchInterval is UIApplicationBackgroundFetchIntervalNever, the default: the app never set it"
+            )
         }
         if let since = sinceLastFetch, since < interval {
             return .skipped("the minimum interval of \(interval) has not passed since the last fetch")

@@ -39,7 +39,8 @@ public enum BackgroundSessionRule {
         }
         switch state {
         case .suspended: return .holdAndResume
-        case .notRunning(let cause): return cause.isEligibleForBackgroundLaunch ? .holdAndRelaunch : .holdUntilUserLaunch
+        case .notRunning(let cause):
+            return cause.isEligibleForBackgroundLaunch ? .holdAndRelaunch : .holdUntilUserLaunch
         case .active, .inactive, .background, .launching: return .hold
         }
     }

@@ -48,8 +48,12 @@ extension DeviceSimulator {
         guard let task = apps[bundleId]?.backgroundTasks[identifier] else { return }
         publish(
             .backgroundTaskExpired,
-            ["bundleId": bundleId, "identifier": "\(identifier)", "name": task.name, "allowance": "\(configuration.backgroundTimeAllowance)"])
-        apps[bundleId]?.connection?.notify(DeviceMethod.backgroundTaskExpired, BackgroundTaskParams(identifier: identifier))
+            [
+                "bundleId": bundleId, "identifier": "\(identifier)", "name": task.name,
+                "allowance": "\(configuration.backgroundTimeAllowance)",
+            ])
+        apps[bundleId]?.connection?.notify(
+            DeviceMethod.backgroundTaskExpired, BackgroundTaskParams(identifier: identifier))
         // The expiration handler must end the task; a moment later the watchdog acts.
         try? await clock.sleep(for: .seconds(1))
         guard apps[bundleId]?.backgroundTasks[identifier] != nil else { return }

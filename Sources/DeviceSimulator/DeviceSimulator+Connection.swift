@@ -94,7 +94,8 @@ extension DeviceSimulator {
         let claimed = message.params?["bundleId"]?.stringValue
         guard let params = try? message.decodeParams(HelloParams.self) else {
             return .refused(
-                .failure(id: id, .invalidParams("hello needs protocolVersion, bundleId and pid")), claimedBundleId: claimed)
+                .failure(id: id, .invalidParams("hello needs protocolVersion, bundleId and pid")),
+                claimedBundleId: claimed)
         }
         guard params.protocolVersion == DeviceMethod.protocolVersion else {
             return .refused(
@@ -112,7 +113,8 @@ extension DeviceSimulator {
             let launched = apps[params.bundleId]?.process.map { " (the device launched it as pid \($0.pid))" } ?? ""
             return .refused(
                 .failure(
-                    id: id, .refused("no launch of \(params.bundleId) with pid \(params.pid) is waiting for it\(launched)")),
+                    id: id,
+                    .refused("no launch of \(params.bundleId) with pid \(params.pid) is waiting for it\(launched)")),
                 claimedBundleId: claimed)
         }
         record.connection = connection

@@ -96,7 +96,8 @@ extension DeviceSimulator {
                 .notificationDiscarded,
                 [
                     "bundleId": bundleId, "identifier": identifier,
-                    "reason": "the system keeps the soonest-firing \(limit) pending notifications and discards the rest",
+                    "reason":
+                        "the system keeps the soonest-firing \(limit) pending notifications and discards the rest",
                 ])
         }
     }
@@ -139,7 +140,8 @@ extension DeviceSimulator {
         }
         var attributes: EventAttributes = [
             "bundleId": bundleId, "style": "UserNotifications", "identifier": request.identifier,
-            "appState": apps[bundleId]?.state.name ?? "", "presentation": options.isEmpty ? "none" : options.joined(separator: ","),
+            "appState": apps[bundleId]?.state.name ?? "",
+            "presentation": options.isEmpty ? "none" : options.joined(separator: ","),
         ]
         attributes["title"] = request.title
         attributes["body"] = request.body

@@ -72,7 +72,9 @@ extension DeviceSimulator {
             } catch {
                 apps[bundleId]?.launchPush = nil
                 apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId)??.cancel()
-                publish("device.app.launchFailed", ["bundleId": bundleId, "reason": "remote-notification", "error": "\(error)"])
+                publish(
+                    "device.app.launchFailed",
+                    ["bundleId": bundleId, "reason": "remote-notification", "error": "\(error)"])
             }
         case .notLaunchedAfterForceQuit, .ignoredNoBackgroundMode, .notSilent:
             break
@@ -87,7 +89,8 @@ extension DeviceSimulator {
         if case .discard(let why) = HeldPushRule.action(on: .newerPushHeld) { discardHeldPush(bundleId, because: why) }
         apps[bundleId]?.heldPush = (push, notification)
         var attributes: EventAttributes = [
-            "bundleId": bundleId, "apnsId": push.apnsId, "completionId": "\(notification.completionId)", "reason": reason,
+            "bundleId": bundleId, "apnsId": push.apnsId, "completionId": "\(notification.completionId)",
+            "reason": reason,
         ]
         attributes["until"] = until.map { "\($0 - policyNow)" }
         publish(.pushHeld, attributes)
@@ -122,7 +125,10 @@ extension DeviceSimulator {
         apps[bundleId]?.heldPushRelease?.cancel()
         publish(
             .pushReleased,
-            ["bundleId": bundleId, "apnsId": held.push.apnsId, "completionId": "\(held.notification.completionId)", "why": why])
+            [
+                "bundleId": bundleId, "apnsId": held.push.apnsId, "completionId": "\(held.notification.completionId)",
+                "why": why,
+            ])
         let decision: SilentPushWakeRule.Decision
         switch HeldPushRule.action(on: event) {
         case .deliverInForeground:
@@ -183,7 +189,9 @@ extension DeviceSimulator {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }
         entry?.cancel()
-        publish(.appFetchCompleted, ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
+        publish(
+            .appFetchCompleted,
+            ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
         // iOS suspends a background app as soon as it has called the handler.
         if CompletionHandlerRule.outcome(called: true, elapsed: nil, budget: configuration.backgroundPushBudget)
             == .suspendWhenIdle

@@ -33,7 +33,9 @@ extension DeviceSimulator {
         guard locked else { return }
         locked = false
         publish("device.unlocked", [:])
-        if let bundleId = onScreenBeforeLock, apps[bundleId]?.state == .background || apps[bundleId]?.state == .suspended {
+        if let bundleId = onScreenBeforeLock,
+            apps[bundleId]?.state == .background || apps[bundleId]?.state == .suspended
+        {
             try await bringToForeground(bundleId)
         }
         onScreenBeforeLock = nil
@@ -117,7 +119,9 @@ extension DeviceSimulator {
 
     func launchFailure(_ bundleId: String, _ what: String) -> DeviceError {
         let lines = apps[bundleId]?.process?.lastOutputLines ?? []
-        let output = lines.isEmpty ? " (it printed nothing)" : "; its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
+        let output =
+            lines.isEmpty
+            ? " (it printed nothing)" : "; its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
         return DeviceError("the app \(bundleId) \(what)\(output)")
     }
 
@@ -249,7 +253,9 @@ extension DeviceSimulator {
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
         _ = try? transition(bundleId, .terminate(cause))
         forgetSessionsOfExitedProcess(bundleId)
-        if case .discard(let why) = HeldPushRule.action(on: .appTerminated(cause)) { discardHeldPush(bundleId, because: why) }
+        if case .discard(let why) = HeldPushRule.action(on: .appTerminated(cause)) {
+            discardHeldPush(bundleId, because: why)
+        }
         await transferDaemon.cancelTasksOfExitedApp(bundleId: bundleId, forceQuit: cause == .forceQuit)
         if let waiter, let failure { waiter.resume(throwing: failure) }
         let exitWaiters = apps[bundleId]?.exitWaiters ?? []

@@ -43,7 +43,8 @@ extension DeviceSimulator {
         }
         if case .completed(let params) = event { apps[bundleId]?.runningTasks[session]?.remove(params.taskIdentifier) }
         let route = BackgroundSessionRule.route(
-            isProgress: isProgress, isBackgroundSession: record.backgroundSessions.contains(session), state: record.state,
+            isProgress: isProgress, isBackgroundSession: record.backgroundSessions.contains(session),
+            state: record.state,
             connected: record.connection != nil, sessionCreated: record.createdSessions.contains(session),
             eventsWaiting: !(record.heldSessionEvents[session]?.isEmpty ?? true)
                 || record.flushingSessions.contains(session))
@@ -62,7 +63,8 @@ extension DeviceSimulator {
                 return true
             case .finished(let params):
                 return await withCheckedContinuation { answered in
-                    apps[bundleId]?.heldSessionEvents[session, default: []].append(.finished(params, answered: answered))
+                    apps[bundleId]?.heldSessionEvents[session, default: []].append(
+                        .finished(params, answered: answered))
                     wake(bundleId, for: session, route: route)
                 }
             }
@@ -70,7 +72,8 @@ extension DeviceSimulator {
     }
 
     /// Sends one event to the connected app; a finished file waits for the app's answer.
-    private func deliver(_ event: TransferDaemon.Event, session: String, to bundleId: String, held: Bool) async -> Bool {
+    private func deliver(_ event: TransferDaemon.Event, session: String, to bundleId: String, held: Bool) async -> Bool
+    {
         guard let connection = apps[bundleId]?.connection else { return false }
         switch event {
         case .progress(let params):
@@ -80,7 +83,8 @@ extension DeviceSimulator {
             connection.notify(DeviceMethod.didResumeAtOffset, params)
             return true
         case .finished(let params):
-            publishSessionEvent(bundleId, session: session, task: params.taskIdentifier, "didFinishDownloadingTo", held: held)
+            publishSessionEvent(
+                bundleId, session: session, task: params.taskIdentifier, "didFinishDownloadingTo", held: held)
             do {
                 _ = try await connection.request(DeviceMethod.didFinishDownloadingTo, params)
                 return true
@@ -104,7 +108,8 @@ extension DeviceSimulator {
     ) {
         publish(
             .sessionEvent,
-            (["bundleId": bundleId, "session": session, "task": "\(task)", "event": method, "held": "\(held)"] as EventAttributes)
+            (["bundleId": bundleId, "session": session, "task": "\(task)", "event": method, "held": "\(held)"]
+                as EventAttributes)
                 .merging(more))
     }
 
@@ -128,7 +133,10 @@ extension DeviceSimulator {
                 } catch {
                     self.publish(
                         "device.app.launchFailed",
-                        ["bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue, "error": "\(error)"])
+                        [
+                            "bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue,
+                            "error": "\(error)",
+                        ])
                 }
             }
         case .hold:
@@ -142,7 +150,9 @@ extension DeviceSimulator {
     /// `handleEventsForBackgroundURLSession`, with a watchdog on its completion handler; then the held
     /// events, if the process has the session already.
     func announce(_ bundleId: String, session: String, wake: String) {
-        guard let connection = apps[bundleId]?.connection, apps[bundleId]?.sessionHandlers[session] == nil else { return }
+        guard let connection = apps[bundleId]?.connection, apps[bundleId]?.sessionHandlers[session] == nil else {
+            return
+        }
         let completionId = nextCompletionId
         nextCompletionId += 1
         let budget = configuration.backgroundPushBudget
@@ -184,7 +194,8 @@ extension DeviceSimulator {
                 case .completed(let params):
                     _ = await self.deliver(.completed(params), session: session, to: bundleId, held: true)
                 case .finished(let params, let answered):
-                    answered.resume(returning: await self.deliver(.finished(params), session: session, to: bundleId, held: true))
+                    answered.resume(
+                        returning: await self.deliver(.finished(params), session: session, to: bundleId, held: true))
                 }
             }
             self.apps[bundleId]?.flushingSessions.remove(session)
@@ -203,7 +214,10 @@ extension DeviceSimulator {
     }
 
     func backgroundEventsCompleted(_ bundleId: String, _ params: BackgroundEventsCompletionParams) throws {
-        guard let (session, handler) = apps[bundleId]?.sessionHandlers.first(where: { $0.value.completionId == params.completionId })
+        guard
+            let (session, handler) = apps[bundleId]?.sessionHandlers.first(where: {
+                $0.value.completionId == params.completionId
+            })
         else {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }

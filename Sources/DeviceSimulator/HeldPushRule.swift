@@ -25,7 +25,8 @@ public enum HeldPushRule {
         switch event {
         case .newerPushHeld: .discard("a newer push arrived; only the newest held push is kept")
         case .userOpenedApp: .deliverInForeground
-        case .appTerminated(let cause): .discard("the app was terminated (\(cause.rawValue)); iOS drops a held push then")
+        case .appTerminated(let cause):
+            .discard("the app was terminated (\(cause.rawValue)); iOS drops a held push then")
         case .budgetAllowsWake: .decideAgain
         }
     }

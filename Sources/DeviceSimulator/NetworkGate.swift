@@ -17,7 +17,9 @@ struct NetworkRequirements: Sendable, Equatable {
             return nil
         case "cellular":
             if discretionary { return "a discretionary task waits for Wi-Fi" }
-            if !allowsCellularAccess { return "the session does not allow cellular access (allowsCellularAccess is false)" }
+            if !allowsCellularAccess {
+                return "the session does not allow cellular access (allowsCellularAccess is false)"
+            }
             return nil
         default:
             return "the device has no network; background tasks wait for connectivity"
@@ -42,7 +44,9 @@ final class NetworkGate: Sendable {
     func set(_ network: String) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.network = network
-            let ready = state.waiters.filter { ($0.value.requirements.whyNot(on: network) == nil) == $0.value.whenAllowed }
+            let ready = state.waiters.filter {
+                ($0.value.requirements.whyNot(on: network) == nil) == $0.value.whenAllowed
+            }
             for id in ready.keys { state.waiters[id] = nil }
             return ready.values.map(\.continuation)
         }
@@ -64,8 +68,11 @@ final class NetworkGate: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let done = state.withLock { state -> Bool in
-                    if (requirements.whyNot(on: state.network) == nil) == untilAllowed || Task.isCancelled { return true }
-                    state.waiters[id] = Waiter(requirements: requirements, whenAllowed: untilAllowed, continuation: continuation)
+                    if (requirements.whyNot(on: state.network) == nil) == untilAllowed || Task.isCancelled {
+                        return true
+                    }
+                    state.waiters[id] = Waiter(
+                        requirements: requirements, whenAllowed: untilAllowed, continuation: continuation)
                     return false
                 }
                 if done { continuation.resume() }

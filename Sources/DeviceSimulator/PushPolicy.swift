@@ -40,7 +40,9 @@ public struct WakeBudget: Sendable, Equatable {
 
     public func verdict(at now: Duration) -> Verdict {
         if let suppression = policy.suppression { return .held(reason: suppression, until: nil) }
-        if policy.wakesPerDay == 0 { return .held(reason: "the app's daily budget allows no background wakes", until: nil) }
+        if policy.wakesPerDay == 0 {
+            return .held(reason: "the app's daily budget allows no background wakes", until: nil)
+        }
         if let perDay = policy.wakesPerDay, let day, now < day.start + .seconds(86_400), day.wakes >= perDay {
             return .held(
                 reason: "the app's daily budget of \(perDay) background wakes is spent; it resets 24 h after it began",
@@ -48,7 +50,9 @@ public struct WakeBudget: Sendable, Equatable {
         }
         if let perHour = policy.wakesPerHour {
             let inLastHour = recent.filter { $0 > now - .seconds(3600) }
-            if perHour == 0 { return .held(reason: "0 background wakes in the last hour is the most the budget allows", until: nil) }
+            if perHour == 0 {
+                return .held(reason: "0 background wakes in the last hour is the most the budget allows", until: nil)
+            }
             if inLastHour.count >= perHour {
                 return .held(
                     reason: "\(perHour) background wakes in the last hour is the most the budget allows",

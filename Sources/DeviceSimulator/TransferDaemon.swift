@@ -2,15 +2,15 @@ import AsyncHTTPClient
 import Crypto
 import DeviceProtocol
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
 import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How nsurlsessiond treats a download that goes wrong (docs/ios-rules.md U8, U11).
 public struct TransferPolicy: Sendable, Equatable {
@@ -151,11 +151,13 @@ actor TransferDaemon {
         let resumeData = LockedState<String?>(nil)
         let host = URL(string: params.url)?.host ?? ""
         let connections = (
-            slots: slots, key: "\(bundleId)/\(params.session)/\(host)", limit: settings.httpMaximumConnectionsPerHost ?? 4
+            slots: slots, key: "\(bundleId)/\(params.session)/\(host)",
+            limit: settings.httpMaximumConnectionsPerHost ?? 4
         )
         let download = Download(
             params: params, file: temporaryFile, retries: settings.background, requirements: requirements,
-            gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline, cancellation: cancellation,
+            gate: gate, policy: policy, clock: clock, client: httpClient, timeline: timeline,
+            cancellation: cancellation,
             rateLimited: rateLimited, seed: seed, resumeData: resumeData, connections: connections, report: report)
         let task = Task {
             await download.run()
@@ -267,7 +269,9 @@ private struct Download: Sendable {
         else { return nil }
         let candidate = file.deletingLastPathComponent().appendingPathComponent(name)
         var info = stat()
-        guard lstat(candidate.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else { return nil }
+        guard lstat(candidate.path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_nlink == 1 else {
+            return nil
+        }
         return candidate
     }
 
@@ -277,13 +281,16 @@ private struct Download: Sendable {
         // Resume data comes from the app, which can write anything into it: only a partial download in
         // this task's own folder (the app's tmp/) is taken, never a file elsewhere on the host.
         guard let partial = Self.partialDownload(named: seed.file, beside: file) else {
-            publish(.transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data names a file outside the app's tmp/"])
+            publish(
+                .transferRestarted,
+                ["lostBytes": "\(seed.bytes)", "why": "the resume data names a file outside the app's tmp/"])
             return
         }
         guard let size = (try? FileManager.default.attributesOfItem(atPath: partial.path))?[.size] as? Int64,
             size == seed.bytes
         else {
-            publish(.transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data's partial file is gone"])
+            publish(
+                .transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data's partial file is gone"])
             return
         }
         if partial.path != file.path {
@@ -345,7 +352,8 @@ private struct Download: Sendable {
                 let delay =
                     requirements.whyNot(on: gate.network) != nil
                     ? .zero : backoff.delay(afterAttemptThatReceivedBytes: progress.receivedInAttempt > 0)
-                let retry = retries && !Task.isCancelled && interruption.error.code != -1000
+                let retry =
+                    retries && !Task.isCancelled && interruption.error.code != -1000
                     && clock.now + delay < giveUpAt
                 guard retry else { return await fail(interruption.error, progress) }
                 var attributes: EventAttributes = [
@@ -379,11 +387,14 @@ private struct Download: Sendable {
             publish(
                 .transferWaiting,
                 [
-                    "why": "the session's HTTPMaximumConnectionsPerHost (\(connections.limit)) connections to the host are in use",
+                    "why":
+                        "the session's HTTPMaximumConnectionsPerHost (\(connections.limit)) connections to the host are in use",
                     "network": gate.network,
                 ])
         }
-        guard await connections.slots.acquire(connections.key, limit: connections.limit) else { throw CancellationError() }
+        guard await connections.slots.acquire(connections.key, limit: connections.limit) else {
+            throw CancellationError()
+        }
         defer { connections.slots.release(connections.key) }
         enum Outcome: Sendable {
             case finished(Int)

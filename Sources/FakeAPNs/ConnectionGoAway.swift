@@ -1,6 +1,6 @@
 import Foundation
-import NIOCore
 import HarnessTimeline
+import NIOCore
 import NIOHTTP2
 
 /// Ends a provider connection the way APNs does: a GOAWAY frame whose debug data is `{"reason": …}`,

@@ -1,6 +1,6 @@
 import Foundation
-import HarnessTimeline
 import HTTPServiceSupport
+import HarnessTimeline
 import Hummingbird
 import Logging
 
@@ -74,10 +74,13 @@ public final class ControlAPI: Sendable {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
         router.post("/devices") { request, context -> EditedResponse<DeviceResponse> in
-            let body = try await decode(RegisterRequest.self, request, context, example: #"{"topic": "com.example.app", "environment": "sandbox"}"#)
+            let body = try await decode(
+                RegisterRequest.self, request, context,
+                example: #"{"topic": "com.example.app", "environment": "sandbox"}"#)
             let environment = body.environment ?? "sandbox"
             guard ["sandbox", "production"].contains(environment) else {
-                throw HTTPError(.badRequest, message: "environment must be 'sandbox' or 'production', not '\(environment)'")
+                throw HTTPError(
+                    .badRequest, message: "environment must be 'sandbox' or 'production', not '\(environment)'")
             }
             // A device registered from outside has no simulated app: deliveries are only recorded.
             let token = gateway.register(topic: body.topic, environment: environment) { _ in }
@@ -104,15 +107,20 @@ public final class ControlAPI: Sendable {
         router.post("/failures") { request, context -> HTTPResponse.Status in
             let body = try await decode(
                 FailureRequest.self, request, context,
-                example: #"{"deviceToken": "…", "status": 429, "reason": "TooManyRequests", "delayMilliseconds": 0, "count": 1}"#)
-            if let problem = FaultInjector.problem(with: body.failure) { throw HTTPError(.badRequest, message: problem) }
+                example:
+                    #"{"deviceToken": "…", "status": 429, "reason": "TooManyRequests", "delayMilliseconds": 0, "count": 1}"#
+            )
+            if let problem = FaultInjector.problem(with: body.failure) {
+                throw HTTPError(.badRequest, message: problem)
+            }
             faults.inject(body.failure, for: body.deviceToken)
             return .noContent
         }
         router.post("/rate-limits") { request, context -> HTTPResponse.Status in
             let body = try await decode(
                 RateLimitRequest.self, request, context,
-                example: #"{"deviceToken": "…", "requestsPerSecond": 2, "burst": 2} (null requestsPerSecond removes it)"#)
+                example:
+                    #"{"deviceToken": "…", "requestsPerSecond": 2, "burst": 2} (null requestsPerSecond removes it)"#)
             let limit = body.requestsPerSecond.map { FaultInjector.RateLimit(requestsPerSecond: $0, burst: body.burst) }
             if let limit, let problem = FaultInjector.problem(with: limit) {
                 throw HTTPError(.badRequest, message: problem)
@@ -133,13 +141,15 @@ public final class ControlAPI: Sendable {
             case "production": environments = ["production"]
             case "universal": environments = ["sandbox", "production"]
             case let other:
-                throw HTTPError(.badRequest, message: "environment must be sandbox, production or universal, not '\(other)'")
+                throw HTTPError(
+                    .badRequest, message: "environment must be sandbox, production or universal, not '\(other)'")
             }
             let issued = try certificates.issue(bundleId: body.bundleId, environments: environments)
             return EditedResponse(
                 status: .created,
                 response: IssuedResponse(
-                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, combinedFile: issued.combinedFile))
+                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, combinedFile: issued.combinedFile)
+            )
         }
         router.post("/reset") { _, _ -> HTTPResponse.Status in
             gateway.reset()

@@ -87,7 +87,9 @@ public final class DeviceGateway: Sendable {
             device.online = online
             var due: [AcceptedNotification] = []
             if online {
-                for (_, entry) in device.stored.sorted(by: { $0.value.notification.apnsId < $1.value.notification.apnsId }) {
+                for (_, entry) in device.stored.sorted(by: {
+                    $0.value.notification.apnsId < $1.value.notification.apnsId
+                }) {
                     entry.timer.cancel()
                     due.append(entry.notification)
                 }
@@ -135,12 +137,15 @@ public final class DeviceGateway: Sendable {
         let decision: Decision = devices.withLock { devices in
             guard let device = devices[token] else { return .discard("no such device") }
             if device.online {
-                guard (notification.priority < 10), (policy.coalescingWindow > .zero) else { return .deliver(device.deliver) }
+                guard (notification.priority < 10), (policy.coalescingWindow > .zero) else {
+                    return .deliver(device.deliver)
+                }
                 let previous = devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
                 return .coalesce(replacing: previous)
             }
             if notification.expiration == 0 { return .discard("apns-expiration 0: one attempt, never stored") }
-            let expiresAt = notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
+            let expiresAt =
+                notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
                 ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))
             guard expiresAt > now else { return .discard("apns-expiration already passed") }
             let topic = notification.topic
@@ -168,7 +173,8 @@ public final class DeviceGateway: Sendable {
             return Fate(decision: "accepted")
         case .store(let previous):
             if let previous { log(previous, record(previous, "apns.replaced", ["replacedBy": notification.apnsId])) }
-            return record(notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
+            return record(
+                notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
         case .discard(let reason):
             return record(notification, "apns.discarded", ["reason": reason])
         }
@@ -218,7 +224,9 @@ public final class DeviceGateway: Sendable {
         }
         switch check {
         case .expired(let notification):
-            log(notification, record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]))
+            log(
+                notification,
+                record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]))
             return nil
         case .later(let date):
             return date
@@ -253,7 +261,8 @@ public final class DeviceGateway: Sendable {
     }
 
     /// Publishes a decision and returns it as the notification's fate.
-    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: EventAttributes) -> Fate {
+    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: EventAttributes) -> Fate
+    {
         timeline.publish(
             kind, source: "apns",
             attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]))

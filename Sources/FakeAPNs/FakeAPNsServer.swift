@@ -57,7 +57,8 @@ public final class FakeAPNsServer: Service, Sendable {
     ) async throws -> FakeAPNsServer {
         let authority = try LocalCertificateAuthority()
         let signingKey = ProviderSigningKey(teamId: configuration.teamId, keyId: configuration.keyId)
-        try FileManager.default.createDirectory(at: configuration.credentialsDirectory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: configuration.credentialsDirectory, withIntermediateDirectories: true)
         let caFile = configuration.credentialsDirectory.appendingPathComponent("ca.pem")
         let keyFile = configuration.credentialsDirectory.appendingPathComponent("AuthKey_\(configuration.keyId).p8")
         try authority.pem.write(to: caFile, atomically: true, encoding: .utf8)
@@ -87,10 +88,12 @@ public final class FakeAPNsServer: Service, Sendable {
                 throw PortInUse.wrap(error, port: port, setting: setting)
             }
         }
-        let port = try await listen(configuration.port, environment: configuration.environment, tls: true, setting: "services.apns.port")
+        let port = try await listen(
+            configuration.port, environment: configuration.environment, tls: true, setting: "services.apns.port")
         var productionPort: Int?
         if let configured = configuration.productionPort {
-            productionPort = try await listen(configured, environment: "production", tls: true, setting: "services.apns.productionPort")
+            productionPort = try await listen(
+                configured, environment: "production", tls: true, setting: "services.apns.productionPort")
         }
         var plaintextPort: Int?
         if let configured = configuration.plaintextPort {
@@ -128,7 +131,10 @@ public final class FakeAPNsServer: Service, Sendable {
                 guard open.enter(closing: channel) else {
                     timeline.publish(
                         .apnsConnectionRefused, source: "apns",
-                        ["client": client, "why": "\(configuration.maxConnections) connections are open (maxConnections)"])
+                        [
+                            "client": client,
+                            "why": "\(configuration.maxConnections) connections are open (maxConnections)",
+                        ])
                     // A failed initializer makes the bootstrap close the new channel.
                     return channel.eventLoop.makeFailedFuture(ConnectionCount.Full())
                 }
@@ -157,7 +163,8 @@ public final class FakeAPNsServer: Service, Sendable {
                     settings.headerBlockValidation = .disabled
                     try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
                     try pipeline.addHandler(
-                        ProviderConnectionHandler(endpoint: endpoint, connection: ProviderConnection(environment: environment)))
+                        ProviderConnectionHandler(
+                            endpoint: endpoint, connection: ProviderConnection(environment: environment)))
                     try pipeline.addHandler(ConnectionGoAway())
                 }
             }

@@ -56,10 +56,12 @@ public final class FaultInjector: Sendable {
     /// Checks that `failure` names a status and reason APNs could give; returns a message if not.
     public static func problem(with failure: Failure) -> String? {
         guard [200, 400, 403, 404, 405, 410, 413, 429, 500, 503].contains(failure.status) else {
-            return "status \(failure.status) is not one APNs answers with (200, 400, 403, 404, 405, 410, 413, 429, 500, 503)"
+            return
+                "status \(failure.status) is not one APNs answers with (200, 400, 403, 404, 405, 410, 413, 429, 500, 503)"
         }
         if let reason = failure.reason, APNsReason.documented[reason] == nil {
-            return "'\(reason)' is not one of Apple's reasons: \(APNsReason.documented.keys.sorted().joined(separator: ", "))"
+            return
+                "'\(reason)' is not one of Apple's reasons: \(APNsReason.documented.keys.sorted().joined(separator: ", "))"
         }
         if let count = failure.count, let problem = InputBounds.problem("count", count, in: InputBounds.count) {
             return problem

@@ -133,7 +133,8 @@ enum JSONObjectSyntax {
                     guard let escaped = peek else { return false }
                     index += 1
                     switch escaped {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                        UInt8(ascii: "f"),
                         UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         break
                     case UInt8(ascii: "u"):
@@ -141,7 +142,9 @@ enum JSONObjectSyntax {
                         switch unit {
                         case 0xD800...0xDBFF:
                             // A high surrogate must be followed by an escaped low one.
-                            guard literal("\\u"), let low = hexQuad(), (0xDC00...0xDFFF).contains(low) else { return false }
+                            guard literal("\\u"), let low = hexQuad(), (0xDC00...0xDFFF).contains(low) else {
+                                return false
+                            }
                         case 0xDC00...0xDFFF:
                             return false
                         default:

@@ -32,6 +32,9 @@ enum PrivateFile {
     private static func error(_ call: String, _ url: URL) -> CocoaError {
         CocoaError(
             .fileWriteUnknown,
-            userInfo: [NSFilePathErrorKey: url.path, NSLocalizedDescriptionKey: "\(call) failed: \(String(cString: strerror(errno)))"])
+            userInfo: [
+                NSFilePathErrorKey: url.path,
+                NSLocalizedDescriptionKey: "\(call) failed: \(String(cString: strerror(errno)))",
+            ])
     }
 }

@@ -107,7 +107,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
                 window.streamID == .rootStream || pending[window.streamID] != nil
             {
                 write(
-                    HTTP2Frame(streamID: window.streamID, payload: .windowUpdate(windowSizeIncrement: Self.receiveWindow - size)),
+                    HTTP2Frame(
+                        streamID: window.streamID,
+                        payload: .windowUpdate(windowSizeIncrement: Self.receiveWindow - size)),
                     context: context)
             }
         default:
@@ -165,13 +167,17 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
             headers.add(name: ":status", value: "200")
             headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
             if connection.environment == "sandbox" {
-                headers.add(name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
+                headers.add(
+                    name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
             }
-            write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))), context: context)
+            write(
+                HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))),
+                context: context)
         case .failure(let reason):
             let json = reason.json
             var headers = HPACKHeaders([
-                (":status", "\(reason.status)"), ("content-type", "application/json"), ("content-length", "\(json.utf8.count)"),
+                (":status", "\(reason.status)"), ("content-type", "application/json"),
+                ("content-length", "\(json.utf8.count)"),
             ])
             headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
             write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))), context: context)
@@ -205,7 +211,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         }
         guard authenticated, !connection.streamsRaised else { return }
         connection.streamsRaised = true
-        let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.authenticatedConcurrentStreams)]
+        let settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.authenticatedConcurrentStreams)
+        ]
         write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), context: context)
     }
 }

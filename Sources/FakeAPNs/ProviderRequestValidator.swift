@@ -72,7 +72,8 @@ public struct ProviderRequestValidator: Sendable {
     }
 
     private func accept(
-        _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String, certificate: ProviderCertificate?,
+        _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String,
+        certificate: ProviderCertificate?,
         newId: () -> String, authenticate: (Substring) -> APNsReason?
     ) throws -> AcceptedNotification {
         guard fields.method == "POST" else { throw APNsReason.methodNotAllowed }
@@ -98,7 +99,8 @@ public struct ProviderRequestValidator: Sendable {
         case .mixedCase: deviceToken = rawToken.lowercased()
         case .notHex: throw APNsReason.badDeviceToken
         }
-        guard deviceToken.utf8.count.isMultiple(of: 2), let record = device(deviceToken), record.environment == environment
+        guard deviceToken.utf8.count.isMultiple(of: 2), let record = device(deviceToken),
+            record.environment == environment
         else { throw APNsReason.badDeviceToken }
         // A certificate's own bundle id is the default topic.
         guard let topic = fields.topic.flatMap({ $0.isEmpty ? nil : $0 }) ?? certificate?.bundleId else {

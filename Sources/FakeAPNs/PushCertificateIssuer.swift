@@ -18,12 +18,14 @@ public struct PushCertificateIssuer: Sendable {
     /// 155 characters); nil when it can be used. It also names the issued files, so nothing else may pass.
     public static func problem(bundleId: String) -> String? {
         let allowed = bundleId.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: ".")
         }
         guard !bundleId.isEmpty, bundleId.utf8.count <= 155, allowed, !bundleId.hasPrefix(".") else {
-            return "bundleId must be 1 to 155 letters, digits, '-' and '.' (not starting with '.'), as Apple's bundle ids are"
+            return
+                "bundleId must be 1 to 155 letters, digits, '-' and '.' (not starting with '.'), as Apple's bundle ids are"
         }
         return nil
     }

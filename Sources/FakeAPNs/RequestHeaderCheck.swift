@@ -68,7 +68,9 @@ enum RequestHeaderCheck {
         var offset = 0
         while offset + 8 <= raw.count {
             let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            if hasZeroByte(word) || hasZeroByte(word ^ (ones &* 0x0A)) || hasZeroByte(word ^ (ones &* 0x0D)) { return true }
+            if hasZeroByte(word) || hasZeroByte(word ^ (ones &* 0x0A)) || hasZeroByte(word ^ (ones &* 0x0D)) {
+                return true
+            }
             offset += 8
         }
         while offset < raw.count {

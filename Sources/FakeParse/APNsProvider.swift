@@ -34,7 +34,8 @@ final class APNsProvider: Sendable {
         do {
             pem = try String(contentsOfFile: configuration.keyFile, encoding: .utf8)
         } catch {
-            throw ParseConfigurationError("cannot read the APNs key file \(configuration.keyFile): \(error.localizedDescription)")
+            throw ParseConfigurationError(
+                "cannot read the APNs key file \(configuration.keyFile): \(error.localizedDescription)")
         }
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: pem)
@@ -57,14 +58,18 @@ final class APNsProvider: Sendable {
         request.headers.add(name: "apns-topic", value: notification.topic)
         request.headers.add(name: "apns-push-type", value: notification.pushType)
         request.headers.add(name: "apns-priority", value: "\(notification.priority)")
-        if let expiration = notification.expiration { request.headers.add(name: "apns-expiration", value: "\(expiration)") }
+        if let expiration = notification.expiration {
+            request.headers.add(name: "apns-expiration", value: "\(expiration)")
+        }
         if let collapseId = notification.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
         request.body = .bytes(ByteBuffer(bytes: notification.payload))
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 * 1024)
-        let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"]
+        let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?[
+            "reason"]
         return Outcome(
-            status: Int(response.status.code), apnsId: response.headers.first(name: "apns-id"), reason: reason as? String)
+            status: Int(response.status.code), apnsId: response.headers.first(name: "apns-id"),
+            reason: reason as? String)
     }
 
     func shutdown() async {

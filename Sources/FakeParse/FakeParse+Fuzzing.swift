@@ -5,8 +5,11 @@ import Foundation
 /// any JSON a client sends.
 @_spi(Fuzzing) public enum FakeParseFuzzing {
     nonisolated(unsafe) static let installations: [[String: Any]] = [
-        ["objectId": "a1", "deviceType": "ios", "deviceToken": String(repeating: "a", count: 64), "channels": ["news"],
-         "badge": 3, "appIdentifier": "com.razeware.NASA-TV"],
+        [
+            "objectId": "a1", "deviceType": "ios", "deviceToken": String(repeating: "a", count: 64),
+            "channels": ["news"],
+            "badge": 3, "appIdentifier": "com.razeware.NASA-TV",
+        ],
         ["objectId": "b2", "deviceType": "android", "channels": [], "badge": Int.max, "timeZone": "Europe/Paris"],
         ["objectId": "c3", "deviceType": "ios", "badge": -1.5, "installationId": NSNull()],
     ]

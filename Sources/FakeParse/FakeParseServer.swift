@@ -33,7 +33,8 @@ public final class FakeParseServer: Service, Sendable {
         let server: RunningHTTPServer
         do {
             server = try await RunningHTTPServer.start(
-                router: router, host: configuration.host, port: configuration.port, service: "parse", timeline: timeline,
+                router: router, host: configuration.host, port: configuration.port, service: "parse",
+                timeline: timeline,
                 limits: configuration.limits, logger: logger)
         } catch {
             await provider.shutdown()

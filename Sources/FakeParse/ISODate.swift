@@ -36,7 +36,9 @@ enum ISODate {
         } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let hours = number(2), expect(":"), let minutes = number(2), hours <= 23, minutes <= 59 else { return nil }
+            guard let hours = number(2), expect(":"), let minutes = number(2), hours <= 23, minutes <= 59 else {
+                return nil
+            }
             offset = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil

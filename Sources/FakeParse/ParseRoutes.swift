@@ -149,7 +149,8 @@ extension ParseRoutes {
             }
             guard seconds <= Double(longestExpirationInterval) else {
                 throw ParseError.pushMisconfigured(
-                    "expiration_interval must be at most \(longestExpirationInterval) seconds (ten years), not \(seconds)")
+                    "expiration_interval must be at most \(longestExpirationInterval) seconds (ten years), not \(seconds)"
+                )
             }
             return Int((Date().timeIntervalSince1970 + seconds).rounded(.up))
         }
@@ -161,7 +162,8 @@ extension ParseRoutes {
                 seconds <= Double(InputBounds.epochSeconds.upperBound)
             else {
                 throw ParseError.pushMisconfigured(
-                    "expiration_time must be epoch seconds from 0 to \(InputBounds.epochSeconds.upperBound), not \(number)")
+                    "expiration_time must be epoch seconds from 0 to \(InputBounds.epochSeconds.upperBound), not \(number)"
+                )
             }
             return Int(seconds)
         case let text as String:

@@ -69,4 +69,3 @@ public final class RunningHTTPServer: Sendable {
 struct HTTPServerStopped: Error, CustomStringConvertible {
     var description: String { "the HTTP server stopped before it was listening" }
 }
-

@@ -3,7 +3,8 @@ import HarnessCore
 import HarnessTimeline
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the scenarios in the scenario file, or every event kind (--events).")
+    static let configuration = CommandConfiguration(
+        abstract: "List the scenarios in the scenario file, or every event kind (--events).")
 
     @OptionGroup var options: ConfigOptions
 

@@ -36,7 +36,9 @@ struct Run: AsyncParsableCommand {
 
     @Option(
         name: .customLong("app"),
-        help: "Run another app entry in place of one the scenarios name, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
+        help:
+            "Run another app entry in place of one the scenarios name, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable."
+    )
     var appReplacements: [String] = []
 
     func run() async throws {
@@ -52,9 +54,11 @@ struct Run: AsyncParsableCommand {
         if selected.count == 1, !all, shard == nil {
             try await runOne(selected[0], configuration: configuration, base: base)
         }
-        let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let reports =
+            reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: "batch")
-        var batch = BatchRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
+        var batch = BatchRunner(
+            configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
         batch.logger = options.logger
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
@@ -117,7 +121,8 @@ struct Run: AsyncParsableCommand {
 
     /// One scenario, its timeline live.
     private func runOne(_ scenario: Scenario, configuration: HarnessConfiguration, base: URL) async throws -> Never {
-        let reports = reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let reports =
+            reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger

@@ -80,7 +80,8 @@ struct EndpointsFile: Encodable {
             keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
             controlURL: stack.apns.controlURL)
         media = Media(
-            url: stack.media.url, controlURL: stack.media.controlURL, accessLog: stack.media.configuration.accessLog?.path)
+            url: stack.media.url, controlURL: stack.media.controlURL,
+            accessLog: stack.media.configuration.accessLog?.path)
         let parseSettings = configuration.services.parse
         parse = Parse(
             url: stack.parse.url, applicationId: parseSettings.applicationId, masterKey: parseSettings.masterKey,

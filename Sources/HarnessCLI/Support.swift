@@ -7,7 +7,8 @@ import HarnessTimeline
 /// a pipe (CI logs, a test waiting for a line) sees each event as it happens.
 let liveView = LiveView(
     terminal: isatty(STDOUT_FILENO) == 1,
-    colour: TerminalStyle.shouldColour(isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment),
+    colour: TerminalStyle.shouldColour(
+        isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment),
     write: { FileHandle.standardOutput.write(Data($0.utf8)) })
 
 func say(_ line: String) {

@@ -13,7 +13,8 @@ final class APNsDeviceRegistry: PushRegistry {
 
     init(gateway: DeviceGateway) { self.gateway = gateway }
 
-    func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws -> String {
+    func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws -> String
+    {
         // The gateway hands notifications over on its own threads; the device takes them one at a time,
         // in that order, on a task of its own.
         let (arrivals, arrival) = AsyncStream.makeStream(of: AcceptedNotification.self)

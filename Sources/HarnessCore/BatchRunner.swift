@@ -56,7 +56,9 @@ public struct BatchRunner: Sendable {
             while let result = await group.next() {
                 results.append(result)
                 if parallel > 1 {
-                    output("\(result.outcome.label) \(result.scenario) in \(String(format: "%.1f", result.seconds)) s\(Self.summary(result))")
+                    output(
+                        "\(result.outcome.label) \(result.scenario) in \(String(format: "%.1f", result.seconds)) s\(Self.summary(result))"
+                    )
                 }
                 if !Task.isCancelled { startNext() }
             }
@@ -71,7 +73,8 @@ public struct BatchRunner: Sendable {
         }
         let order = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1.name, $0) })
         results.sort { order[$0.scenario, default: 0] < order[$1.scenario, default: 0] }
-        let seconds = Double(started.duration(to: .now).components.seconds)
+        let seconds =
+            Double(started.duration(to: .now).components.seconds)
             + Double(started.duration(to: .now).components.attoseconds) / 1e18
         writeReports(results, seconds: seconds, output: output)
         return results
@@ -81,7 +84,8 @@ public struct BatchRunner: Sendable {
         _ scenario: Scenario, configuration: HarnessConfiguration, output: @escaping @Sendable (String) -> Void
     ) async -> RunResult {
         let directory = reportDirectory.appendingPathComponent(scenario.name)
-        var runner = ScenarioRunner(configuration: configuration, baseDirectory: baseDirectory, reportDirectory: directory)
+        var runner = ScenarioRunner(
+            configuration: configuration, baseDirectory: baseDirectory, reportDirectory: directory)
         runner.logger = logger
         guard parallel > 1 else {
             output("\nharness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")

@@ -27,7 +27,8 @@ enum BuildCommand {
         }
         try Task.checkCancellation()
         guard status == 0 else {
-            throw StepFailure(message: "the build command '\(command.joined(separator: " "))' failed with status \(status)")
+            throw StepFailure(
+                message: "the build command '\(command.joined(separator: " "))' failed with status \(status)")
         }
     }
 }

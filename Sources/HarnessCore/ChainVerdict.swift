@@ -34,7 +34,8 @@ public struct ChainVerdict: Sendable {
         var after = 0
         var broken = false
         for pattern in expectation.chain {
-            let found = broken ? nil : events.first { $0.sequence > after && pattern.matches($0, fixtureDigest: fixtureDigest) }
+            let found =
+                broken ? nil : events.first { $0.sequence > after && pattern.matches($0, fixtureDigest: fixtureDigest) }
             if let found { after = found.sequence } else { broken = true }
             links.append(Link(pattern: pattern, event: found))
         }
@@ -62,7 +63,9 @@ extension EventPattern {
             case .contains(let text): return value.contains(text)
             case .sha256OfFixture(let path): return fixtureDigest(path) == value
             case .json(let subset):
-                guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else { return false }
+                guard let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)) else {
+                    return false
+                }
                 return subset.matches(parsed)
             }
         }

@@ -12,7 +12,8 @@ public enum ConfigurationLoader {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
             throw ConfigurationError(
-                file: path, line: nil, column: nil, keyPath: "", message: "cannot read the file: \(error.localizedDescription)")
+                file: path, line: nil, column: nil, keyPath: "",
+                message: "cannot read the file: \(error.localizedDescription)")
         }
         return try parse(text, file: path)
     }
@@ -27,7 +28,8 @@ public enum ConfigurationLoader {
         } catch let error as ConfigurationError {
             throw error
         } catch let error as YamlError {
-            throw ConfigurationError(file: file, line: nil, column: nil, keyPath: "", message: "not valid YAML: \(error)")
+            throw ConfigurationError(
+                file: file, line: nil, column: nil, keyPath: "", message: "not valid YAML: \(error)")
         }
         let reader = YAMLReader(file: file, node: root, path: "")
         let top = try reader.mapping(known: ["version", "services", "apps", "scenarios"])
@@ -51,7 +53,9 @@ public enum ConfigurationLoader {
     private static func readServices(_ reader: YAMLReader) throws -> ServicesConfiguration {
         var services = ServicesConfiguration()
         let entries = try reader.mapping(known: ["apns", "media", "parse", "device"])
-        if let apns = try entries["apns"]?.mapping(known: ["port", "controlPort", "teamId", "keyId", "coalescingWindow"]) {
+        if let apns = try entries["apns"]?.mapping(known: [
+            "port", "controlPort", "teamId", "keyId", "coalescingWindow",
+        ]) {
             if let value = apns["coalescingWindow"] { services.apns.coalescingWindow = try value.duration() }
             if let value = apns["port"] { services.apns.port = try value.port() }
             if let value = apns["controlPort"] { services.apns.controlPort = try value.port() }
@@ -61,15 +65,23 @@ public enum ConfigurationLoader {
         if let media = try entries["media"]?.mapping(known: [
             "port", "controlPort", "root", "throttle", "serverThrottle", "burst", "firstByteDelay", "latency", "faults",
         ]) {
-            if let value = media["serverThrottle"] { services.media.serverThrottle = value.node.null != nil ? nil : try value.rate() }
-            if let value = media["burst"] { services.media.burst = try value.int(range: 1...InputBounds.bytes.upperBound) }
+            if let value = media["serverThrottle"] {
+                services.media.serverThrottle = value.node.null != nil ? nil : try value.rate()
+            }
+            if let value = media["burst"] {
+                services.media.burst = try value.int(range: 1...InputBounds.bytes.upperBound)
+            }
             // The media server takes at most a day of delay before a response (docs/limits.md).
-            if let value = media["firstByteDelay"] { services.media.firstByteDelay = try value.duration(atMost: .seconds(86_400)) }
+            if let value = media["firstByteDelay"] {
+                services.media.firstByteDelay = try value.duration(atMost: .seconds(86_400))
+            }
             if let value = media["latency"] { services.media.latency = try value.duration(atMost: .seconds(86_400)) }
             if let value = media["port"] { services.media.port = try value.port() }
             if let value = media["controlPort"] { services.media.controlPort = try value.port() }
             if let value = media["root"] { services.media.root = try value.string() }
-            if let value = media["throttle"] { services.media.throttle = value.node.null != nil ? nil : try value.rate() }
+            if let value = media["throttle"] {
+                services.media.throttle = value.node.null != nil ? nil : try value.rate()
+            }
             if let value = media["faults"] { services.media.faults = try readFaults(value) }
         }
         if let parse = try entries["parse"]?.mapping(
@@ -89,14 +101,17 @@ public enum ConfigurationLoader {
     private static func readFaults(_ reader: YAMLReader) throws -> [MediaFault] {
         try reader.sequence().map { item in
             let entries = try item.mapping(known: [
-                "fault", "path", "count", "probability", "seed", "afterBytes", "afterFraction", "by", "status", "retryAfter",
+                "fault", "path", "count", "probability", "seed", "afterBytes", "afterFraction", "by", "status",
+                "retryAfter",
             ])
             guard let kindReader = entries["fault"] else {
-                throw item.error("a fault needs 'fault': one of \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw item.error(
+                    "a fault needs 'fault': one of \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             guard let kind = MediaFault.Kind(rawValue: try kindReader.string()) else {
                 throw kindReader.error(
-                    "unknown fault '\(try kindReader.string())'; known: \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                    "unknown fault '\(try kindReader.string())'; known: \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             var fault = MediaFault(kind, path: try entries["path"]?.string(), count: try entries["count"]?.int())
             fault.probability = try entries["probability"]?.fraction()
@@ -115,7 +130,8 @@ public enum ConfigurationLoader {
         var settings = base
         let entries = try reader.mapping(known: [
             "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget", "timeScale", "bootLaunchDelay", "sessionLaunchDelay", "backgroundTimeAllowance",
+            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget",
+            "timeScale", "bootLaunchDelay", "sessionLaunchDelay", "backgroundTimeAllowance",
         ])
         if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
         if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
@@ -145,7 +161,11 @@ public enum ConfigurationLoader {
                 let budget = try value.mapping(known: ["perHour", "perDay"])
                 for (key, entry) in budget {
                     let count = try entry.int(range: 0...1_000_000)
-                    if key == "perHour" { settings.pushPolicy.wakesPerHour = count } else { settings.pushPolicy.wakesPerDay = count }
+                    if key == "perHour" {
+                        settings.pushPolicy.wakesPerHour = count
+                    } else {
+                        settings.pushPolicy.wakesPerDay = count
+                    }
                 }
             }
         }
@@ -166,7 +186,8 @@ public enum ConfigurationLoader {
             backgroundModes: Set(try entries["backgroundModes"]?.strings() ?? []))
         let knownModes: Set<String> = ["remote-notification", "fetch", "audio", "location", "voip", "processing"]
         if let modes = entries["backgroundModes"], let unknown = app.backgroundModes.subtracting(knownModes).first {
-            throw modes.error("unknown background mode '\(unknown)'; known: \(knownModes.sorted().joined(separator: ", "))")
+            throw modes.error(
+                "unknown background mode '\(unknown)'; known: \(knownModes.sorted().joined(separator: ", "))")
         }
         if let environment = entries["environment"] {
             for (key, value) in try environment.namedEntries() { app.environment[key] = try value.string() }
@@ -206,7 +227,8 @@ public enum ConfigurationLoader {
             }
         }
         let kinds = [
-            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification", "uninstall", "tap", "waitFor",
+            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification",
+            "uninstall", "tap", "waitFor",
             "push", "network",
         ]
         let entries = try reader.mapping(known: Set(kinds))
@@ -305,7 +327,9 @@ public enum ConfigurationLoader {
         let entries = try reader.mapping(known: ["chain", "eventually", "never", "counts", "files", "within", "settle"])
         var expectation = Expectation()
         if let chain = entries["chain"] { expectation.chain = try chain.sequence().map(readPattern) }
-        if let eventually = entries["eventually"] { expectation.eventually = try eventually.sequence().map(readPattern) }
+        if let eventually = entries["eventually"] {
+            expectation.eventually = try eventually.sequence().map(readPattern)
+        }
         if let never = entries["never"] { expectation.never = try never.sequence().map(readPattern) }
         if let within = entries["within"] { expectation.within = try within.duration() }
         if let settle = entries["settle"] { expectation.settle = try settle.duration() }

@@ -49,7 +49,8 @@ enum HTMLReport {
             }
             let name = escape(result.scenario)
             // A skipped scenario never ran, so it has no report to link to.
-            let cell = result.outcome == .skipped ? name : "<a href=\"\(link(result.scenario))/report.html\">\(name)</a>"
+            let cell =
+                result.outcome == .skipped ? name : "<a href=\"\(link(result.scenario))/report.html\">\(name)</a>"
             return "<tr class=\"\(label == "PASS" ? "seen" : "missing")\"><td>\(label)</td>"
                 + "<td>\(cell)</td><td>\(String(format: "%.1f s", result.seconds))</td>"
                 + "<td>\(escape(message))</td></tr>"
@@ -113,7 +114,8 @@ enum HTMLReport {
         guard let verdict, !verdict.links.isEmpty else { return "" }
         let rows = verdict.links.enumerated().map { index, link in
             let seen = link.event.map { String(format: "%.3f s", $0.elapsed) } ?? "not seen"
-            return "<tr class=\"\(link.event == nil ? "missing" : "seen")\"><td>\(index + 1)</td><td>\(link.event == nil ? "✗" : "✓")</td>"
+            return
+                "<tr class=\"\(link.event == nil ? "missing" : "seen")\"><td>\(index + 1)</td><td>\(link.event == nil ? "✗" : "✓")</td>"
                 + "<td><code>\(escape(link.pattern.description))</code></td><td>\(seen)</td></tr>"
         }.joined(separator: "\n")
         return """
@@ -138,7 +140,8 @@ enum HTMLReport {
             if marks.linkNumber[event.sequence] != nil { classes.append("link") }
             if marks.violations.contains(event.sequence) { classes.append("violation") }
             let attributes = event.attributes.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: " ")
-            return "<tr id=\"event-\(event.sequence)\" class=\"\(classes.joined(separator: " "))\" data-source=\"\(escape(event.source))\">"
+            return
+                "<tr id=\"event-\(event.sequence)\" class=\"\(classes.joined(separator: " "))\" data-source=\"\(escape(event.source))\">"
                 + "<td>\(event.sequence)</td><td>\(String(format: "%.3f", event.elapsed))</td>"
                 + "<td>\(escape(event.kind.rawValue))</td><td class=\"attributes\">\(attributes)</td></tr>"
         }.joined(separator: "\n")
@@ -174,7 +177,9 @@ enum HTMLReport {
 
     /// A path segment for a link: scenario names become folder names.
     static func link(_ segment: String) -> String {
-        escape(segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#"])) ?? segment)
+        escape(
+            segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#"]))
+                ?? segment)
     }
 
     /// A class-name-safe form of a component's name.

@@ -1,5 +1,5 @@
-import DeviceSimulator
 import DeviceProtocol
+import DeviceSimulator
 import Foundation
 import MediaServer
 
@@ -210,7 +210,9 @@ public struct EventPattern: Sendable, CustomStringConvertible {
 
     public var description: String {
         attributes.isEmpty
-            ? kind : "\(kind) {" + attributes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+            ? kind
+            : "\(kind) {"
+                + attributes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
     }
 }
 

@@ -19,7 +19,8 @@ public final class LiveView: Sendable {
     }
 
     public func say(_ text: String) {
-        let styled = colour
+        let styled =
+            colour
             ? text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalStyle.colour(String($0)) }
                 .joined(separator: "\n")
             : text

@@ -26,7 +26,9 @@ enum RunReport {
     /// One test case per scenario; `time` is the wall time of the whole batch.
     static func junit(_ results: [RunResult], time: Double) -> String {
         let failures = results.filter { if case .failed = $0.outcome { true } else { false } }.count
-        let errors = results.filter { if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false } }.count
+        let errors = results.filter {
+            if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false }
+        }.count
         let skipped = results.filter { $0.outcome == .skipped }.count
         let cases = results.map { result -> String in
             var body = ""
@@ -48,7 +50,8 @@ enum RunReport {
 
                 """
         }.joined()
-        let totals = "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", time))\""
+        let totals =
+            "tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\" skipped=\"\(skipped)\" time=\"\(String(format: "%.3f", time))\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="harness" \(totals)>

@@ -56,7 +56,8 @@ public struct ScenarioRunner: Sendable {
             stack = services
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
-            (outcome, verdict, explanation) = try await drive(scenario, services: services, timeline: timeline, digest: digest)
+            (outcome, verdict, explanation) = try await drive(
+                scenario, services: services, timeline: timeline, digest: digest)
         } catch is CancellationError {
             outcome = .interrupted
         } catch let error as PortInUse {
@@ -92,7 +93,8 @@ public struct ScenarioRunner: Sendable {
 
     /// Runs the steps, then waits for the chain to complete, a forbidden event, or the deadline.
     private func drive(
-        _ scenario: Scenario, services: ServiceStack, timeline: Timeline, digest: @escaping @Sendable (String) -> String?
+        _ scenario: Scenario, services: ServiceStack, timeline: Timeline,
+        digest: @escaping @Sendable (String) -> String?
     ) async throws -> (RunOutcome, ChainVerdict, String) {
         let device = services.device
         let serving = Task { try await device.serve() }
@@ -101,7 +103,9 @@ public struct ScenarioRunner: Sendable {
         // variants of one app (a fixed or buggy build) under the same bundle id.
         let named = Set(scenario.steps.compactMap(\.app))
         let namedBundleIds = Set(named.compactMap { configuration.apps[$0]?.bundleId })
-        let installed = configuration.apps.filter { named.contains($0.key) || !namedBundleIds.contains($0.value.bundleId) }
+        let installed = configuration.apps.filter {
+            named.contains($0.key) || !namedBundleIds.contains($0.value.bundleId)
+        }
         for app in installed.values.sorted(by: { $0.name < $1.name }) {
             try await device.install(
                 InstalledApp(
@@ -146,7 +150,9 @@ public struct ScenarioRunner: Sendable {
         try Task.checkCancellation()
         if expectation.settle > .zero, !failed(timeline.events) {
             // Everything expected came: watch a while longer for what must not happen.
-            _ = try? await timeline.waitFor("a forbidden event", timeout: expectation.settle) { _ in failed(timeline.events) }
+            _ = try? await timeline.waitFor("a forbidden event", timeout: expectation.settle) { _ in
+                failed(timeline.events)
+            }
             try Task.checkCancellation()
         }
         return ChainVerdict.evaluate(expectation, events: timeline.events, fixtureDigest: digest)

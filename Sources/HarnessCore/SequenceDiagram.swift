@@ -52,7 +52,8 @@ struct SequenceDiagram {
         self.marks = marks
         entries = events.compactMap { event in
             guard let row = Self.row(for: event) else { return nil }
-            return Entry(row: row, event: event, failure: Self.isFailure(event) || marks.violations.contains(event.sequence))
+            return Entry(
+                row: row, event: event, failure: Self.isFailure(event) || marks.violations.contains(event.sequence))
         }
         missingLinks = (verdict?.links ?? []).enumerated().compactMap { index, link in
             link.event == nil ? (index + 1, link.pattern.description) : nil
@@ -68,33 +69,41 @@ struct SequenceDiagram {
         case .parsePushAccepted: return .note(.parse, "push accepted: \(a["recipients"] ?? "?") recipients")
         case .parsePushSent, .appConnected, .appLog, .appOutput, .transferProgress, .notificationScheduled: return nil
         case .parsePushStatus:
-            return .note(.parse, "status \(a["status"] ?? ""): \(a["numSent"] ?? "0") sent, \(a["numFailed"] ?? "0") failed")
+            return .note(
+                .parse, "status \(a["status"] ?? ""): \(a["numSent"] ?? "0") sent, \(a["numFailed"] ?? "0") failed")
         case .apnsDeviceRegistered: return .message(from: .device, to: .apns, label: "register device")
         case .apnsAccepted:
-            return .message(from: .parse, to: .apns, label: "POST /3/device 200 \(a["pushType"] ?? "") p\(a["priority"] ?? "")")
+            return .message(
+                from: .parse, to: .apns, label: "POST /3/device 200 \(a["pushType"] ?? "") p\(a["priority"] ?? "")")
         case .apnsRejected:
             return .message(from: .parse, to: .apns, label: "POST /3/device \(a["status"] ?? "") \(a["reason"] ?? "")")
         case .apnsDelivered: return .message(from: .apns, to: .device, label: "push")
         case .apnsStored: return .note(.apns, "stored: device offline")
         case .appRegisteredForPush: return .message(from: .device, to: .app, label: "device token")
         case .pushReceived: return .note(.device, "push: \(a["decision"] ?? "received")")
-        case .pushDelivered: return .message(from: .device, to: .app, label: "remote notification (\(a["wake"] ?? "running"))")
+        case .pushDelivered:
+            return .message(from: .device, to: .app, label: "remote notification (\(a["wake"] ?? "running"))")
         case .appLaunched: return .message(from: .device, to: .app, label: "launch (\(a["reason"] ?? "user"))")
         case .appStateChanged: return .note(.app, a["state"] ?? "state")
         case .appExited: return .note(.app, "exited: \(a["cause"] ?? "")")
         case .watchdogKilled: return .message(from: .device, to: .app, label: "watchdog kill")
         case .sessionEvent: return .message(from: .device, to: .app, label: a["event"] ?? "session event")
-        case .sessionHandleEvents: return .message(from: .device, to: .app, label: "handleEventsForBackgroundURLSession")
+        case .sessionHandleEvents:
+            return .message(from: .device, to: .app, label: "handleEventsForBackgroundURLSession")
         case .sessionDidFinishEvents: return .message(from: .device, to: .app, label: "urlSessionDidFinishEvents")
         case .appLocalNotification:
             return .message(from: .app, to: .device, label: "local notification \"\(a["alertBody"] ?? "")\"")
-        case .appFetchCompleted: return .message(from: .app, to: .device, label: "fetch completion (\(a["result"] ?? ""))")
+        case .appFetchCompleted:
+            return .message(from: .app, to: .device, label: "fetch completion (\(a["result"] ?? ""))")
         case .appSessionEventsCompleted: return .message(from: .app, to: .device, label: "events completion handler")
         case .notificationShown: return .note(.device, "shown: \(a["body"] ?? "")")
         case .mediaRequest:
             let range = (a["range"] ?? "").isEmpty ? "" : " \(a["range"] ?? "")"
-            return .message(from: .device, to: .media, label: "\(a["method"] ?? "GET") \(a["path"] ?? "")\(range) → \(a["status"] ?? "")")
-        case .mediaResponseFinished: return .message(from: .media, to: .device, label: "\(a["bytes"] ?? "?") bytes sent")
+            return .message(
+                from: .device, to: .media,
+                label: "\(a["method"] ?? "GET") \(a["path"] ?? "")\(range) → \(a["status"] ?? "")")
+        case .mediaResponseFinished:
+            return .message(from: .media, to: .device, label: "\(a["bytes"] ?? "?") bytes sent")
         case .transferStarted: return .note(.device, "task \(a["task"] ?? "") started")
         case .transferCompleted: return .note(.device, "task \(a["task"] ?? "") done, \(a["bytes"] ?? "?") bytes")
         case .appUI: return .note(.app, "screen \(a["screen"] ?? "")")
@@ -106,9 +115,12 @@ struct SequenceDiagram {
     }
 
     static func isFailure(_ event: TimelineEvent) -> Bool {
-        [.apnsRejected, .parsePushFailed, .watchdogKilled, .transferFailed, .transferFileLost, .sessionHandlerNotCalled,
-            .mediaFaultFired, .transferInterrupted]
-            .contains(event.kind)
+        [
+            .apnsRejected, .parsePushFailed, .watchdogKilled, .transferFailed, .transferFileLost,
+            .sessionHandlerNotCalled,
+            .mediaFaultFired, .transferInterrupted,
+        ]
+        .contains(event.kind)
     }
 
     // Layout, in SVG units.
@@ -144,37 +156,48 @@ struct SequenceDiagram {
         }
         for (index, link) in missingLinks.enumerated() {
             let y = Self.top + Self.rowHeight * Double(entries.count + index) + Self.rowHeight / 2
-            out += "<g class=\"missing\"><line x1=\"\(HTMLReport.number(Self.timeColumn))\" y1=\"\(HTMLReport.number(y + 6))\" x2=\"\(HTMLReport.number(width))\" y2=\"\(HTMLReport.number(y + 6))\"/>"
-            out += "<text x=\"\(HTMLReport.number(Self.timeColumn + Self.badgeColumn))\" y=\"\(HTMLReport.number(y + 2))\">✗ link \(link.number) never seen: \(HTMLReport.escape(link.pattern))</text></g>\n"
+            out +=
+                "<g class=\"missing\"><line x1=\"\(HTMLReport.number(Self.timeColumn))\" y1=\"\(HTMLReport.number(y + 6))\" x2=\"\(HTMLReport.number(width))\" y2=\"\(HTMLReport.number(y + 6))\"/>"
+            out +=
+                "<text x=\"\(HTMLReport.number(Self.timeColumn + Self.badgeColumn))\" y=\"\(HTMLReport.number(y + 2))\">✗ link \(link.number) never seen: \(HTMLReport.escape(link.pattern))</text></g>\n"
         }
         return out + "</svg>\n"
     }
 
     private func draw(_ entry: Entry, y: Double, width: Double) -> String {
         let event = entry.event
-        var out = "<g class=\"row\" data-sequence=\"\(event.sequence)\" data-kind=\"\(HTMLReport.escape(event.kind.rawValue))\">"
-        out += "<text class=\"time\" x=\"4\" y=\"\(HTMLReport.number(y + 4))\">\(String(format: "%.3f", event.elapsed))</text>"
+        var out =
+            "<g class=\"row\" data-sequence=\"\(event.sequence)\" data-kind=\"\(HTMLReport.escape(event.kind.rawValue))\">"
+        out +=
+            "<text class=\"time\" x=\"4\" y=\"\(HTMLReport.number(y + 4))\">\(String(format: "%.3f", event.elapsed))</text>"
         if let number = marks.linkNumber[event.sequence] {
             let cx = HTMLReport.number(Self.timeColumn + Self.badgeColumn / 2)
-            out += "<g class=\"badge\"><circle cx=\"\(cx)\" cy=\"\(HTMLReport.number(y))\" r=\"9\"/><text x=\"\(cx)\" y=\"\(HTMLReport.number(y + 4))\">\(number)</text></g>"
+            out +=
+                "<g class=\"badge\"><circle cx=\"\(cx)\" cy=\"\(HTMLReport.number(y))\" r=\"9\"/><text x=\"\(cx)\" y=\"\(HTMLReport.number(y + 4))\">\(number)</text></g>"
         }
         let failure = entry.failure ? " failure" : ""
         switch entry.row {
         case .step(let text):
-            out += "<g class=\"step\"><line x1=\"\(HTMLReport.number(Self.timeColumn))\" y1=\"\(HTMLReport.number(y + 8))\" x2=\"\(HTMLReport.number(width))\" y2=\"\(HTMLReport.number(y + 8))\"/>"
-            out += "<text x=\"\(HTMLReport.number(Self.timeColumn + Self.badgeColumn))\" y=\"\(HTMLReport.number(y + 4))\">▶ \(HTMLReport.escape(Self.shorten(text, to: 110)))</text></g>"
+            out +=
+                "<g class=\"step\"><line x1=\"\(HTMLReport.number(Self.timeColumn))\" y1=\"\(HTMLReport.number(y + 8))\" x2=\"\(HTMLReport.number(width))\" y2=\"\(HTMLReport.number(y + 8))\"/>"
+            out +=
+                "<text x=\"\(HTMLReport.number(Self.timeColumn + Self.badgeColumn))\" y=\"\(HTMLReport.number(y + 4))\">▶ \(HTMLReport.escape(Self.shorten(text, to: 110)))</text></g>"
         case .message(let from, let to, let label):
             let x1 = Self.x(from)
             let x2 = Self.x(to)
             let marker = entry.failure ? "arrow-failure" : "arrow"
-            out += "<g class=\"message\(failure)\"><line x1=\"\(HTMLReport.number(x1))\" y1=\"\(HTMLReport.number(y + 6))\" x2=\"\(HTMLReport.number(x2))\" y2=\"\(HTMLReport.number(y + 6))\" marker-end=\"url(#\(marker))\"/>"
-            out += "<text x=\"\(HTMLReport.number((x1 + x2) / 2))\" y=\"\(HTMLReport.number(y + 1))\">\(HTMLReport.escape(Self.shorten(label)))</text></g>"
+            out +=
+                "<g class=\"message\(failure)\"><line x1=\"\(HTMLReport.number(x1))\" y1=\"\(HTMLReport.number(y + 6))\" x2=\"\(HTMLReport.number(x2))\" y2=\"\(HTMLReport.number(y + 6))\" marker-end=\"url(#\(marker))\"/>"
+            out +=
+                "<text x=\"\(HTMLReport.number((x1 + x2) / 2))\" y=\"\(HTMLReport.number(y + 1))\">\(HTMLReport.escape(Self.shorten(label)))</text></g>"
         case .note(let lane, let label):
             let text = Self.shorten(label)
             let boxWidth = min(Self.laneWidth * 1.6, Double(text.count) * 6.7 + 12)
             let x = Self.x(lane)
-            out += "<g class=\"note\(failure)\"><rect x=\"\(HTMLReport.number(x - boxWidth / 2))\" y=\"\(HTMLReport.number(y - 9))\" width=\"\(HTMLReport.number(boxWidth))\" height=\"18\" rx=\"3\"/>"
-            out += "<text x=\"\(HTMLReport.number(x))\" y=\"\(HTMLReport.number(y + 4))\">\(HTMLReport.escape(text))</text></g>"
+            out +=
+                "<g class=\"note\(failure)\"><rect x=\"\(HTMLReport.number(x - boxWidth / 2))\" y=\"\(HTMLReport.number(y - 9))\" width=\"\(HTMLReport.number(boxWidth))\" height=\"18\" rx=\"3\"/>"
+            out +=
+                "<text x=\"\(HTMLReport.number(x))\" y=\"\(HTMLReport.number(y + 4))\">\(HTMLReport.escape(text))</text></g>"
         }
         return out + "</g>\n"
     }

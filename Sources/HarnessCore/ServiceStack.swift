@@ -51,7 +51,10 @@ public final class ServiceStack: Sendable {
         }
         timeline.publish(
             .serviceStarted, source: "harness",
-            ["service": "media", "url": media.url, "throttle": mediaConfiguration.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none"])
+            [
+                "service": "media", "url": media.url,
+                "throttle": mediaConfiguration.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none",
+            ])
 
         var parseConfiguration = FakeParseConfiguration(
             databasePath: stateDirectory.appendingPathComponent("parse.sqlite").path,
@@ -65,7 +68,8 @@ public final class ServiceStack: Sendable {
         parseConfiguration.masterKey = services.parse.masterKey
         let parse: FakeParseServer
         do {
-            parse = try await FakeParseServer.start(configuration: parseConfiguration, timeline: timeline, logger: logger)
+            parse = try await FakeParseServer.start(
+                configuration: parseConfiguration, timeline: timeline, logger: logger)
         } catch {
             await media.close()
             await apns.close()
@@ -75,10 +79,12 @@ public final class ServiceStack: Sendable {
 
         let temporary = FileManager.default.temporaryDirectory
         for name in LeftoverSockets.removeDead(in: temporary) {
-            timeline.publish("harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
+            timeline.publish(
+                "harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
         }
         var deviceConfiguration = DeviceConfiguration(
-            dataDirectory: stateDirectory.appendingPathComponent("device"), socketPath: LeftoverSockets.path(in: temporary))
+            dataDirectory: stateDirectory.appendingPathComponent("device"),
+            socketPath: LeftoverSockets.path(in: temporary))
         deviceConfiguration.backgroundPushBudget = deviceSettings.backgroundPushBudget
         deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
         deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
@@ -95,7 +101,8 @@ public final class ServiceStack: Sendable {
         ]
         deviceConfiguration.environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
         let device = DeviceSimulator(
-            configuration: deviceConfiguration, timeline: timeline, pushRegistry: APNsDeviceRegistry(gateway: apns.gateway),
+            configuration: deviceConfiguration, timeline: timeline,
+            pushRegistry: APNsDeviceRegistry(gateway: apns.gateway),
             logger: logger)
         do {
             try await device.bind()
@@ -108,7 +115,9 @@ public final class ServiceStack: Sendable {
         return ServiceStack(apns: apns, media: media, parse: parse, device: device, stateDirectory: stateDirectory)
     }
 
-    private init(apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator, stateDirectory: URL) {
+    private init(
+        apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator, stateDirectory: URL
+    ) {
         self.apns = apns
         self.media = media
         self.parse = parse

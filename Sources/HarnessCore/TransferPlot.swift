@@ -20,7 +20,9 @@ struct TransferPlot {
     init(events: [TimelineEvent]) {
         var byTask: [String: Series] = [:]
         var order: [String] = []
-        rate = events.first { $0.kind == .serviceStarted && $0["service"] == "media" }.flatMap { Self.bytesPerSecond($0["throttle"]) }
+        rate = events.first { $0.kind == .serviceStarted && $0["service"] == "media" }.flatMap {
+            Self.bytesPerSecond($0["throttle"])
+        }
         var waitingForRequest: [String] = []
         for event in events {
             switch event.kind {
@@ -28,7 +30,8 @@ struct TransferPlot {
                 let key = "\(event["session"] ?? "")#\(event["task"] ?? "")"
                 if byTask[key] == nil {
                     order.append(key)
-                    let name = event["session"].map { "\($0) task \(event["task"] ?? "")" } ?? "task \(event["task"] ?? "")"
+                    let name =
+                        event["session"].map { "\($0) task \(event["task"] ?? "")" } ?? "task \(event["task"] ?? "")"
                     byTask[key] = Series(task: name, points: [])
                     waitingForRequest.append(key)
                 }
@@ -67,16 +70,21 @@ struct TransferPlot {
         func x(_ seconds: Double) -> Double { left + (seconds - start) / (end - start) * (width - left - right) }
         func y(_ bytes: Double) -> Double { height - bottom - bytes / maximumBytes * (height - top - bottom) }
         let n = HTMLReport.number
-        var out = "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(width)) \(n(height))\" width=\"\(n(width))\" data-series=\"\(series.count)\">\n"
+        var out =
+            "<svg class=\"plot\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 \(n(width)) \(n(height))\" width=\"\(n(width))\" data-series=\"\(series.count)\">\n"
         for tick in 0...4 {
             let bytes = maximumBytes * Double(tick) / 4
             let seconds = start + (end - start) * Double(tick) / 4
-            out += "<line class=\"grid\" x1=\"\(n(left))\" y1=\"\(n(y(bytes)))\" x2=\"\(n(width - right))\" y2=\"\(n(y(bytes)))\"/>"
+            out +=
+                "<line class=\"grid\" x1=\"\(n(left))\" y1=\"\(n(y(bytes)))\" x2=\"\(n(width - right))\" y2=\"\(n(y(bytes)))\"/>"
             out += "<text x=\"\(n(left - 6))\" y=\"\(n(y(bytes) + 4))\" text-anchor=\"end\">\(Self.size(bytes))</text>"
-            out += "<text x=\"\(n(x(seconds)))\" y=\"\(n(height - bottom + 16))\" text-anchor=\"middle\">\(String(format: "%.1f s", seconds))</text>\n"
+            out +=
+                "<text x=\"\(n(x(seconds)))\" y=\"\(n(height - bottom + 16))\" text-anchor=\"middle\">\(String(format: "%.1f s", seconds))</text>\n"
         }
-        out += "<g class=\"axis\"><line x1=\"\(n(left))\" y1=\"\(n(top))\" x2=\"\(n(left))\" y2=\"\(n(height - bottom))\"/>"
-        out += "<line x1=\"\(n(left))\" y1=\"\(n(height - bottom))\" x2=\"\(n(width - right))\" y2=\"\(n(height - bottom))\"/></g>\n"
+        out +=
+            "<g class=\"axis\"><line x1=\"\(n(left))\" y1=\"\(n(top))\" x2=\"\(n(left))\" y2=\"\(n(height - bottom))\"/>"
+        out +=
+            "<line x1=\"\(n(left))\" y1=\"\(n(height - bottom))\" x2=\"\(n(width - right))\" y2=\"\(n(height - bottom))\"/></g>\n"
         var legend: [String] = []
         for (index, series) in series.enumerated() {
             let colour = Self.colours[index % Self.colours.count]
@@ -84,16 +92,20 @@ struct TransferPlot {
             out += "<polyline class=\"series\" stroke=\"\(colour)\" points=\"\(points)\"/>\n"
             var text = "\(series.task): \(Self.size(series.points.last?.bytes ?? 0))"
             if let from = series.firstRequest, let last = series.points.last, last.seconds > from {
-                text += String(format: " in %.2f s, %@/s", last.seconds - from, Self.size(last.bytes / (last.seconds - from)))
+                text += String(
+                    format: " in %.2f s, %@/s", last.seconds - from, Self.size(last.bytes / (last.seconds - from)))
                 if let rate {
                     // The configured rate, from the first request until it would have delivered the most bytes seen.
                     let reach = min(end, from + maximumBytes / rate)
-                    out += "<line class=\"rate\" x1=\"\(n(x(from)))\" y1=\"\(n(y(0)))\" x2=\"\(n(x(reach)))\" y2=\"\(n(y((reach - from) * rate)))\"/>\n"
+                    out +=
+                        "<line class=\"rate\" x1=\"\(n(x(from)))\" y1=\"\(n(y(0)))\" x2=\"\(n(x(reach)))\" y2=\"\(n(y((reach - from) * rate)))\"/>\n"
                 }
             }
             legend.append("<tspan fill=\"\(colour)\">■</tspan> \(HTMLReport.escape(text))")
         }
-        legend.append(rate.map { "<tspan class=\"rate-legend\" fill=\"#c62828\">- -</tspan> configured rate \(Self.size($0))/s" } ?? "no throttle configured")
+        legend.append(
+            rate.map { "<tspan class=\"rate-legend\" fill=\"#c62828\">- -</tspan> configured rate \(Self.size($0))/s" }
+                ?? "no throttle configured")
         for (index, line) in legend.enumerated() {
             out += "<text x=\"\(n(left))\" y=\"\(n(height - bottom + 40 + Double(index) * 16))\">\(line)</text>\n"
         }

@@ -38,17 +38,20 @@ enum VerdictFormatter {
             return "the download failed (\(failed["code"] ?? "?")): \(failed["error"] ?? "")."
         }
         if let lost = last(.transferFileLost) { return "the downloaded file was lost: \(lost["reason"] ?? "")." }
-        if let held = last(.pushHeld), !events.contains(where: { $0.kind == .pushReleased && $0["apnsId"] == held["apnsId"] }) {
+        if let held = last(.pushHeld),
+            !events.contains(where: { $0.kind == .pushReleased && $0["apnsId"] == held["apnsId"] })
+        {
             return "the device held the push back: \(held["reason"] ?? "")."
         }
         if let received = last(.pushReceived),
             ["notLaunchedAfterForceQuit", "ignoredNoBackgroundMode", "notSilent"].contains(received["decision"] ?? "")
         {
-            let why = [
-                "notLaunchedAfterForceQuit": "the user force-quit the app, so iOS does not launch it for a push",
-                "ignoredNoBackgroundMode": "the app lacks remote-notification in UIBackgroundModes",
-                "notSilent": "the push has no content-available: 1, so it does not wake the app",
-            ][received["decision"] ?? ""] ?? ""
+            let why =
+                [
+                    "notLaunchedAfterForceQuit": "the user force-quit the app, so iOS does not launch it for a push",
+                    "ignoredNoBackgroundMode": "the app lacks remote-notification in UIBackgroundModes",
+                    "notSilent": "the push has no content-available: 1, so it does not wake the app",
+                ][received["decision"] ?? ""] ?? ""
             return "the push reached the device but did not wake the app: \(why)."
         }
         if let stored = last(.apnsStored), !events.contains(where: { $0.kind == .apnsDelivered }) {
@@ -66,20 +69,27 @@ enum VerdictFormatter {
     static func explain(_ verdict: ChainVerdict, fileProblems: [String], events: [TimelineEvent]) -> String {
         var lines: [String] = []
         for (pattern, event) in verdict.violations {
-            lines.append("\(pattern.kind) happened at \(String(format: "%.3f", event.elapsed))s, and the scenario says it never should.")
+            lines.append(
+                "\(pattern.kind) happened at \(String(format: "%.3f", event.elapsed))s, and the scenario says it never should."
+            )
             if let reason = event["reason"] { lines.append("  reason: \(reason)") }
             if event.kind == .watchdogKilled {
                 lines.append(
-                    "  hint: call the fetch completion handler on every path, and within the budget; iOS kills the app otherwise.")
+                    "  hint: call the fetch completion handler on every path, and within the budget; iOS kills the app otherwise."
+                )
             }
         }
         if let broken = verdict.links.firstIndex(where: { $0.event == nil }) {
             let pattern = verdict.links[broken].pattern
             let previous = broken > 0 ? verdict.links[broken - 1].event : nil
-            lines.append("The chain broke at link \(broken + 1): expected \(pattern)\(previous.map { " after \($0.kind) (#\($0.sequence))" } ?? "").")
+            lines.append(
+                "The chain broke at link \(broken + 1): expected \(pattern)\(previous.map { " after \($0.kind) (#\($0.sequence))" } ?? "")."
+            )
             let sameKind = events.filter { $0.kind.rawValue == pattern.kind }
             if let seen = sameKind.last {
-                lines.append("  seen instead: \(seen.kind) \(seen.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+                lines.append(
+                    "  seen instead: \(seen.kind) \(seen.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+                )
             } else {
                 lines.append("  no \(pattern.kind) event was published at all.")
             }

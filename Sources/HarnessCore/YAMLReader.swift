@@ -11,7 +11,8 @@ struct YAMLReader {
 
     func error(_ message: String, at node: Node? = nil, path: String? = nil) -> ConfigurationError {
         let mark = (node ?? self.node).mark
-        return ConfigurationError(file: file, line: mark?.line, column: mark?.column, keyPath: path ?? self.path, message: message)
+        return ConfigurationError(
+            file: file, line: mark?.line, column: mark?.column, keyPath: path ?? self.path, message: message)
     }
 
     func child(_ key: String, _ node: Node) -> YAMLReader {
@@ -26,7 +27,8 @@ struct YAMLReader {
             guard let key = keyNode.string else { throw error("keys must be strings", at: keyNode) }
             guard known.contains(key) else {
                 let childPath = path.isEmpty ? key : "\(path).\(key)"
-                throw error("unknown key '\(key)'; known keys here: \(known.sorted().joined(separator: ", "))",
+                throw error(
+                    "unknown key '\(key)'; known keys here: \(known.sorted().joined(separator: ", "))",
                     at: keyNode, path: childPath)
             }
             result[key] = child(key, value)
@@ -46,9 +48,13 @@ struct YAMLReader {
     /// A name that also names files and folders (a scenario's report folder): letters, digits, `.`,
     /// `_` and `-`, not starting with `.`, at most 100 characters.
     static func problem(withName name: String) -> String? {
-        let allowed = name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || "._-".unicodeScalars.contains($0) }
+        let allowed = name.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+                || "._-".unicodeScalars.contains($0)
+        }
         guard !name.isEmpty, name.count <= 100, allowed, !name.hasPrefix(".") else {
-            return "'\(name)' cannot be used as a name: use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100"
+            return
+                "'\(name)' cannot be used as a name: use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100"
         }
         return nil
     }
@@ -57,7 +63,9 @@ struct YAMLReader {
     /// are 10).
     func identifier() throws -> String {
         let text = try string()
-        guard (1...32).contains(text.count), text.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }) else {
+        guard (1...32).contains(text.count),
+            text.unicodeScalars.allSatisfy({ $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) })
+        else {
             throw error("expected 1 to 32 letters and digits, as Apple's team and key ids are (10), found '\(text)'")
         }
         return text
@@ -95,7 +103,9 @@ struct YAMLReader {
 
     func int(range: ClosedRange<Int>? = nil) throws -> Int {
         guard let value = node.int else { throw error("expected an integer, found '\(node.string ?? "a collection")'") }
-        if let range, !range.contains(value) { throw error("must be between \(range.lowerBound) and \(range.upperBound)") }
+        if let range, !range.contains(value) {
+            throw error("must be between \(range.lowerBound) and \(range.upperBound)")
+        }
         return value
     }
 
@@ -171,7 +181,8 @@ struct YAMLReader {
         }
         let presets = Self.ratePresets.map(\.name).joined(separator: ", ")
         throw error(
-            "expected a rate such as 100KB/s, 2MB/s, a number of bytes per second, or a profile (\(presets)), found '\(raw)'")
+            "expected a rate such as 100KB/s, 2MB/s, a number of bytes per second, or a profile (\(presets)), found '\(raw)'"
+        )
     }
 
     /// Any YAML value as JSON (for push payloads and where-queries).

@@ -42,7 +42,9 @@ enum ProviderRequestTarget {
         let request = request(from: bytes)
         for environment in ["sandbox", "production"] {
             _ = validator.validate(request, environment: environment) { token in
-                if case .failure(let reason) = connection.authenticate(token, environment: environment, verifier: verifier) {
+                if case .failure(let reason) = connection.authenticate(
+                    token, environment: environment, verifier: verifier)
+                {
                     return reason
                 }
                 return nil
@@ -52,4 +54,3 @@ enum ProviderRequestTarget {
         _ = ProviderCertificate(derEncoded: bytes)
     }
 }
-

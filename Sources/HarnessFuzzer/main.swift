@@ -12,6 +12,8 @@ guard arguments.count > 1, let target = FuzzTarget(rawValue: arguments[1]) else 
 }
 
 #if FUZZING
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// (libFuzzer's C entry point: its name is fixed)
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

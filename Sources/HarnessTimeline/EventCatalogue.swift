@@ -40,10 +40,14 @@ public enum EventCatalogue {
             meaning: "A device socket left behind by an earlier run whose process is gone was deleted."),
         EventSpec(
             kind: .teardownStuck, source: "harness", attributes: ["part", "after"],
-            meaning: "At the end of a run, a service (`part`: device, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."),
+            meaning:
+                "At the end of a run, a service (`part`: device, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."
+        ),
         EventSpec(
             kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"], optional: ["client"],
-            meaning: "A listener's limit was reached (`service`: parse, apns.control, media.control or media; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."),
+            meaning:
+                "A listener's limit was reached (`service`: parse, apns.control, media.control or media; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."
+        ),
         EventSpec(
             kind: .stepStarted, source: "harness", attributes: ["step"],
             meaning: "A scenario step began; `step` is the step as written, e.g. `launch nasa-tv`."),
@@ -77,7 +81,9 @@ public enum EventCatalogue {
             meaning: "A provider connection was closed as it opened: `maxConnections` connections were already open."),
         EventSpec(
             kind: .apnsConnectionClosed, source: "apns", attributes: ["client", "why"], optional: ["after"],
-            meaning: "FakeAPNs closed a provider connection: its TLS handshake did not finish within `after`, or the client broke the protocol (`why`: the error, such as a header list over 16 KB)."),
+            meaning:
+                "FakeAPNs closed a provider connection: its TLS handshake did not finish within `after`, or the client broke the protocol (`why`: the error, such as a header list over 16 KB)."
+        ),
         EventSpec(
             kind: .apnsDeviceRegistered, source: "apns", attributes: ["deviceToken", "topic", "environment"],
             meaning: "APNs issued a device token for an app (`topic`: its bundle ID)."),

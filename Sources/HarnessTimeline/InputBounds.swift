@@ -35,7 +35,8 @@ public enum InputBounds {
         -> String?
     {
         guard !(value.isFinite && range.contains(value)) else { return nil }
-        return "\(name) must be between \(format(range.lowerBound)) and \(format(range.upperBound))\(unit), not \(value)"
+        return
+            "\(name) must be between \(format(range.lowerBound)) and \(format(range.upperBound))\(unit), not \(value)"
     }
 
     private static func format(_ value: Double) -> String {

@@ -53,7 +53,10 @@ final class AccessLog: Sendable {
     /// As Apache does: quotes, backslashes and control characters escaped, so a request cannot forge
     /// a log line.
     static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") })
+        guard
+            text.utf8.contains(where: {
+                $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+            })
         else { return text }
         var result = ""
         for scalar in text.unicodeScalars {

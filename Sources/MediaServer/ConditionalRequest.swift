@@ -33,8 +33,9 @@ public enum MediaAnswer: Equatable, Sendable {
         let modified = validators.lastModified.wholeSeconds
         // 1. If-Match: strong comparison; 2. otherwise If-Unmodified-Since.
         if let ifMatch = header("if-match") {
-            guard ifMatch.trimmingCharacters(in: .whitespaces) == "*"
-                || EntityTagList(ifMatch).tags.contains(where: { !$0.weak && $0.quoted == validators.etag })
+            guard
+                ifMatch.trimmingCharacters(in: .whitespaces) == "*"
+                    || EntityTagList(ifMatch).tags.contains(where: { !$0.weak && $0.quoted == validators.etag })
             else { return .preconditionFailed }
         } else if let value = header("if-unmodified-since"), let date = HTTPDate.parse(value), modified > date {
             return .preconditionFailed

@@ -11,7 +11,8 @@ import ServiceLifecycle
 struct PacingState {
     private var bucket: TokenBucket?
 
-    mutating func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+    mutating func reserve(_ bytes: Int, rate: Int, burst: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant
+    {
         if bucket?.rate != Double(rate) || bucket?.burst != Double(burst) {
             bucket = TokenBucket(rate: rate, burst: burst, now: now)
         }

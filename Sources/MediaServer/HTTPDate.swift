@@ -31,14 +31,18 @@ public enum HTTPDate {
         if words.count == 6, words[5] == "GMT", words[0].hasSuffix(","), days.contains(String(words[0].dropLast())) {
             // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
             guard words[1].count == 2, words[3].count == 4 else { return nil }
-            (day, month, year, clock) = (Int(words[1]), months.firstIndex(of: words[2]).map { $0 + 1 }, Int(words[3]), words[4])
+            (day, month, year, clock) = (
+                Int(words[1]), months.firstIndex(of: words[2]).map { $0 + 1 }, Int(words[3]), words[4]
+            )
         } else if words.count == 4, words[3] == "GMT", words[0].hasSuffix(","),
             longDays.contains(String(words[0].dropLast()))
         {
             // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT; a two-digit year is read as the most recent
             // year with those digits that is not more than 50 years ahead (RFC 9110).
             let parts = words[1].split(separator: "-").map(String.init)
-            guard parts.count == 3, parts[0].count == 2, parts[2].count == 2, let short = Int(parts[2]) else { return nil }
+            guard parts.count == 3, parts[0].count == 2, parts[2].count == 2, let short = Int(parts[2]) else {
+                return nil
+            }
             let thisYear = Calendar.gmt.date(Date()).year
             var full = thisYear - thisYear % 100 + short
             if full > thisYear + 50 { full -= 100 }
@@ -46,7 +50,9 @@ public enum HTTPDate {
         } else if words.count == 5, days.contains(words[0]) {
             // asctime: Sun Nov  6 08:49:37 1994
             guard words[4].count == 4 else { return nil }
-            (day, month, year, clock) = (Int(words[2]), months.firstIndex(of: words[1]).map { $0 + 1 }, Int(words[4]), words[3])
+            (day, month, year, clock) = (
+                Int(words[2]), months.firstIndex(of: words[1]).map { $0 + 1 }, Int(words[4]), words[3]
+            )
         }
         guard let day, let month, let year, let clock else { return nil }
         let fields = clock.split(separator: ":").map { Int($0) }
@@ -54,7 +60,8 @@ public enum HTTPDate {
             (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         let components = DateComponents(
-            calendar: Calendar.gmt, timeZone: TimeZone(identifier: "GMT"), year: year, month: month, day: day, hour: hour,
+            calendar: Calendar.gmt, timeZone: TimeZone(identifier: "GMT"), year: year, month: month, day: day,
+            hour: hour,
             minute: minute, second: second)
         guard components.isValidDate, let date = components.date else { return nil }
         return date

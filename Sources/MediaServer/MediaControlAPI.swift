@@ -16,7 +16,8 @@ enum MediaControlAPI {
     static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context): return context.debugDescription
-        case DecodingError.typeMismatch(_, let context): return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        case DecodingError.typeMismatch(_, let context):
+            return "\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default: return "\(error)"
         }
     }
@@ -47,11 +48,15 @@ enum MediaControlAPI {
             }
             if let problem = fault.problem { throw HTTPError(.badRequest, message: problem) }
             let added = faults.withLock { plan -> Result<Int, HTTPError> in
-                if let refusal = plan.refusal(adding: fault) { return .failure(HTTPError(.badRequest, message: refusal)) }
+                if let refusal = plan.refusal(adding: fault) {
+                    return .failure(HTTPError(.badRequest, message: refusal))
+                }
                 return .success(plan.add(fault))
             }
             let id = try added.get()
-            timeline.publish("media.fault.added", source: "media", ["id": "\(id)", "fault": fault.fault.rawValue, "path": fault.path ?? "*"])
+            timeline.publish(
+                "media.fault.added", source: "media",
+                ["id": "\(id)", "fault": fault.fault.rawValue, "path": fault.path ?? "*"])
             return EditedResponse(status: .created, response: FaultAdded(id: id))
         }
         router.delete("/faults/:id") { _, context -> HTTPResponse.Status in
@@ -75,7 +80,8 @@ enum MediaControlAPI {
             } catch {
                 throw HTTPError(
                     .badRequest,
-                    message: #"expected {"throttleBytesPerSecond": <bytes per second or null>, "serverBytesPerSecond", "burstBytes", "firstByteDelayMilliseconds", "latencyMilliseconds"}: \#(describe(error))"#
+                    message:
+                        #"expected {"throttleBytesPerSecond": <bytes per second or null>, "serverBytesPerSecond", "burstBytes", "firstByteDelayMilliseconds", "latencyMilliseconds"}: \#(describe(error))"#
                 )
             }
             if let problem = update.problem { throw HTTPError(.badRequest, message: problem) }
@@ -85,7 +91,8 @@ enum MediaControlAPI {
                 [
                     "throttle": update.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none",
                     "serverThrottle": update.serverBytesPerSecond.map { "\($0) B/s" } ?? "none",
-                    "latency": "\(update.latencyMilliseconds) ms", "firstByteDelay": "\(update.firstByteDelayMilliseconds) ms",
+                    "latency": "\(update.latencyMilliseconds) ms",
+                    "firstByteDelay": "\(update.firstByteDelayMilliseconds) ms",
                 ])
             return SettingsResponse(settings: update)
         }

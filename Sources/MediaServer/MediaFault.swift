@@ -83,7 +83,8 @@ public struct MediaFault: Codable, Sendable, Equatable {
             case (let bytes?, nil) where InputBounds.bytes.contains(bytes): return nil
             case (nil, let fraction?) where (0...1).contains(fraction): return nil
             default:
-                return "\(fault.rawValue) needs either afterBytes (0 to \(InputBounds.bytes.upperBound)) or afterFraction (0 to 1)"
+                return
+                    "\(fault.rawValue) needs either afterBytes (0 to \(InputBounds.bytes.upperBound)) or afterFraction (0 to 1)"
             }
         case .lyingContentLength:
             let most = InputBounds.bytes.upperBound
@@ -92,7 +93,9 @@ public struct MediaFault: Codable, Sendable, Equatable {
             }
         case .status:
             guard let status, (400...599).contains(status) else { return "status needs status: 400 to 599" }
-            if let retryAfter, let problem = InputBounds.problem("retryAfter", retryAfter, in: InputBounds.seconds, unit: " s") {
+            if let retryAfter,
+                let problem = InputBounds.problem("retryAfter", retryAfter, in: InputBounds.seconds, unit: " s")
+            {
                 return problem
             }
         default:
@@ -210,7 +213,8 @@ struct MediaFaultPlan {
         }
         let bytes = rules.reduce(fault.path?.utf8.count ?? 0) { $0 + ($1.fault.path?.utf8.count ?? 0) }
         if bytes > Self.mostPatternBytes {
-            return "the rules' path patterns may hold \(Self.mostPatternBytes) bytes together; DELETE /faults clears them"
+            return
+                "the rules' path patterns may hold \(Self.mostPatternBytes) bytes together; DELETE /faults clears them"
         }
         return nil
     }

@@ -20,7 +20,9 @@ struct MediaResource {
         let components = decoded.split(separator: "/")
         guard !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
         // realpath(3) and stat(2) directly: Foundation's equivalents cost a fifth of a small response.
-        guard let resolved = realpath(([root] + components.map(String.init)).joined(separator: "/"), nil) else { return nil }
+        guard let resolved = realpath(([root] + components.map(String.init)).joined(separator: "/"), nil) else {
+            return nil
+        }
         let candidate = String(cString: resolved)
         free(resolved)
         guard candidate == root || candidate.hasPrefix(root + "/") else { return nil }
@@ -33,7 +35,8 @@ struct MediaResource {
         guard stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         self.url = URL(fileURLWithPath: candidate)
         self.length = Int(info.st_size)
-        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
+        let modified = Date(
+            timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
         self.modified = modified.addingTimeInterval(TimeInterval(generation))
         self.generation = generation
     }
@@ -48,7 +51,9 @@ struct MediaResource {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         var hex: [UInt8] = [UInt8(ascii: "\"")]
-        for shift in stride(from: 60, through: 0, by: -4) { hex.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)]) }
+        for shift in stride(from: 60, through: 0, by: -4) {
+            hex.append(Self.hexDigits[Int((hash >> UInt64(shift)) & 0xF)])
+        }
         hex.append(UInt8(ascii: "\""))
         return String(decoding: hex, as: UTF8.self)
     }

@@ -20,11 +20,13 @@ import HarnessTimeline
         let text = String(decoding: bytes, as: UTF8.self)
         let parts = text.split(separator: "\n\n", maxSplits: 1, omittingEmptySubsequences: false)
         let lines = (parts.first ?? "").split(separator: "\n", omittingEmptySubsequences: false)
-        let target = lines.first.map { line in String(line.split(separator: " ").dropFirst().first ?? line[...]) } ?? "/"
+        let target =
+            lines.first.map { line in String(line.split(separator: " ").dropFirst().first ?? line[...]) } ?? "/"
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let resource = MediaResource(root: root, path: target)
         for length in [0, 1, 1000, 437_316, resource?.length ?? 2] {

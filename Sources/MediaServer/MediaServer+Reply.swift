@@ -91,13 +91,15 @@ extension MediaServer {
         case .partial(let bytes):
             status = .partialContent
             headers.add(name: "Content-Type", value: resource.contentType)
-            headers.add(name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(resource.length)")
+            headers.add(
+                name: "Content-Range", value: "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(resource.length)")
             body = [.file(bytes)]
         case .multiple(let ranges):
             status = .partialContent
             let boundary = "PUSHHARNESS-\(etag.filter(\.isHexDigit))"
             headers.add(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
-            body = BodySegment.multipart(ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
+            body = BodySegment.multipart(
+                ranges, boundary: boundary, contentType: resource.contentType, length: resource.length)
         }
         let length = body.reduce(0) { $0 + $1.count }
         // What the body may carry before the fault stops it, and how the connection then ends.

@@ -47,7 +47,9 @@ public final class MediaServer: Service, Sendable {
         }
         var plan = MediaFaultPlan()
         for fault in configuration.faults {
-            if let refusal = plan.refusal(adding: fault) { throw MediaServerError(message: "the media faults: \(refusal)") }
+            if let refusal = plan.refusal(adding: fault) {
+                throw MediaServerError(message: "the media faults: \(refusal)")
+            }
             _ = plan.add(fault)
         }
         if let problem = configuration.settings.problem {
@@ -82,7 +84,8 @@ public final class MediaServer: Service, Sendable {
                                     ["client": client, "after": "\(configuration.requestTimeout)"])
                             })
                         if let server = reference.withLock({ $0 }) {
-                            try channel.pipeline.syncOperations.addHandler(QuickResponder(server: server, client: client))
+                            try channel.pipeline.syncOperations.addHandler(
+                                QuickResponder(server: server, client: client))
                         }
                         return try Connection(wrappingChannelSynchronously: channel)
                     }
@@ -95,7 +98,8 @@ public final class MediaServer: Service, Sendable {
             accessLog = try configuration.accessLog.map { try AccessLog(url: $0) }
         } catch {
             try? await listener.channel.close()
-            throw MediaServerError(message: "the access log \(configuration.accessLog?.path ?? "") cannot be written: \(error)")
+            throw MediaServerError(
+                message: "the access log \(configuration.accessLog?.path ?? "") cannot be written: \(error)")
         }
         let server = MediaServer(
             configuration: configuration, listener: listener, timeline: timeline, logger: logger, accessLog: accessLog)
@@ -294,7 +298,8 @@ public final class MediaServer: Service, Sendable {
                 timeline.publish(
                     .mediaFaultFired, source: "media",
                     [
-                        "fault": fault!.fault.rawValue, "path": path, "atByte": "\(exchange.bodyBytes)", "of": "\(length)",
+                        "fault": fault!.fault.rawValue, "path": path, "atByte": "\(exchange.bodyBytes)",
+                        "of": "\(length)",
                         "how": ending == .close ? "FIN" : ending == .reset ? "RST" : "stall",
                     ])
                 return ending
@@ -414,8 +419,11 @@ public final class MediaServer: Service, Sendable {
             headers.replaceOrAdd(name: "Content-Length", value: "\(body.utf8.count)")
         }
         timeline.publish(
-            .mediaRequest, source: "media", ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
-        var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: request.version, status: status, headers: headers))]
+            .mediaRequest, source: "media",
+            ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
+        var parts: [HTTPServerResponsePart] = [
+            .head(HTTPResponseHead(version: request.version, status: status, headers: headers))
+        ]
         if !body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
         parts.append(.end(nil))
         return (parts, body.utf8.count)

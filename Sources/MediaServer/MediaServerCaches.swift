@@ -59,7 +59,8 @@ final class PathResolver: Sendable {
     init(root: String) { self.root = root }
 
     func resource(at path: String, generation: Int) -> MediaResource? {
-        if let file = resolved.withLock({ $0[path] }), let resource = MediaResource(file: file, generation: generation) {
+        if let file = resolved.withLock({ $0[path] }), let resource = MediaResource(file: file, generation: generation)
+        {
             return resource
         }
         guard let resource = MediaResource(root: root, path: path, generation: generation) else { return nil }

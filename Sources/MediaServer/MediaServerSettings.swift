@@ -73,12 +73,16 @@ extension MediaServerSettings {
         if let unknown = any.allKeys.first(where: { CodingKeys(stringValue: $0.stringValue) == nil }) {
             throw DecodingError.dataCorruptedError(
                 forKey: unknown, in: any,
-                debugDescription: "unknown setting '\(unknown.stringValue)'; known: \(CodingKeys.allCases.map(\.stringValue).joined(separator: ", "))")
+                debugDescription:
+                    "unknown setting '\(unknown.stringValue)'; known: \(CodingKeys.allCases.map(\.stringValue).joined(separator: ", "))"
+            )
         }
         if known.contains(.throttleBytesPerSecond) {
             throttleBytesPerSecond = try known.decode(Int?.self, forKey: .throttleBytesPerSecond)
         }
-        if known.contains(.serverBytesPerSecond) { serverBytesPerSecond = try known.decode(Int?.self, forKey: .serverBytesPerSecond) }
+        if known.contains(.serverBytesPerSecond) {
+            serverBytesPerSecond = try known.decode(Int?.self, forKey: .serverBytesPerSecond)
+        }
         if known.contains(.burstBytes) { burstBytes = try known.decode(Int?.self, forKey: .burstBytes) }
         if let value = try known.decodeIfPresent(Int.self, forKey: .firstByteDelayMilliseconds) {
             firstByteDelayMilliseconds = value

@@ -107,7 +107,9 @@ final class QuickResponder: ChannelInboundHandler {
         }
     }
 
-    private static func read(_ range: ClosedRange<Int>, of resource: MediaResource, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    private static func read(_ range: ClosedRange<Int>, of resource: MediaResource, allocator: ByteBufferAllocator)
+        -> ByteBuffer?
+    {
         let descriptor = open(resource.url.path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
@@ -115,7 +117,8 @@ final class QuickResponder: ChannelInboundHandler {
         let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: range.count) { pointer in
             var done = 0
             while done < range.count {
-                let count = pread(descriptor, pointer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
+                let count = pread(
+                    descriptor, pointer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
                 guard count > 0 else { break }
                 done += count
             }

@@ -27,7 +27,9 @@ enum BodySegment: Equatable {
 
     /// A `multipart/byteranges` body (RFC 9110 §14.6): each range with its own `Content-Type` and
     /// `Content-Range`, then the closing boundary.
-    static func multipart(_ ranges: [ClosedRange<Int>], boundary: String, contentType: String, length: Int) -> [BodySegment] {
+    static func multipart(_ ranges: [ClosedRange<Int>], boundary: String, contentType: String, length: Int)
+        -> [BodySegment]
+    {
         var segments: [BodySegment] = []
         for (index, range) in ranges.enumerated() {
             segments.append(

@@ -155,8 +155,11 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         completionHandler: @escaping @MainActor () -> Void
     ) {
         application.log("handleEventsForBackgroundURLSession \(identifier)")
-        if !bugs.contains(.neverCallsEventsHandler) { backgroundSessionCompletionHandlers[identifier] = completionHandler }
-        (identifier == BackgroundDownloader.videoSession ? videoDownloader(application) : downloader(application)).recreateSession()
+        if !bugs.contains(.neverCallsEventsHandler) {
+            backgroundSessionCompletionHandlers[identifier] = completionHandler
+        }
+        (identifier == BackgroundDownloader.videoSession ? videoDownloader(application) : downloader(application))
+            .recreateSession()
     }
 
     /// The video screen's buttons: Download, then Play (the local file once downloaded).
@@ -171,8 +174,11 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
             videos.start(url: url)
             application.showUI(screen: "videos", title: "NASA TV", button: "Downloading")
         case "Play":
-            let local = FileManager.default.fileExists(atPath: videos.destination.path) && !bugs.contains(.playsRemoteURL)
-            application.showUI(screen: "player", title: "NASA TV", playbackURL: local ? videos.destination.absoluteString : url.absoluteString)
+            let local =
+                FileManager.default.fileExists(atPath: videos.destination.path) && !bugs.contains(.playsRemoteURL)
+            application.showUI(
+                screen: "player", title: "NASA TV",
+                playbackURL: local ? videos.destination.absoluteString : url.absoluteString)
         default:
             application.log("no button '\(button)' on this screen")
         }
@@ -181,7 +187,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     private func videoDownloader(_ application: Application, recreatingSession: Bool = true) -> BackgroundDownloader {
         if let videoDownloader { return videoDownloader }
         let downloader = BackgroundDownloader(
-            application: application, bugs: bugs, session: BackgroundDownloader.videoSession, folder: "com.razeware.videos",
+            application: application, bugs: bugs, session: BackgroundDownloader.videoSession,
+            folder: "com.razeware.videos",
             fileName: "discovery.mp4", creatingSession: recreatingSession)
         downloader.onComplete = { error in
             if let error {
@@ -201,7 +208,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     private func downloader(_ application: Application) -> BackgroundDownloader {
         if let photoDownloader { return photoDownloader }
         let downloader = BackgroundDownloader(
-            application: application, bugs: bugs, session: BackgroundDownloader.photoSession, folder: "com.razeware.photos",
+            application: application, bugs: bugs, session: BackgroundDownloader.photoSession,
+            folder: "com.razeware.photos",
             fileName: "dailyphoto.jpg")
         downloader.onComplete = { [weak self] error in self?.photoDownloadDidComplete(application, error: error) }
         downloader.onEventsFinished = { [weak self] in

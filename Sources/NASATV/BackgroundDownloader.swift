@@ -27,7 +27,8 @@ final class BackgroundDownloader: DeviceURLSessionDownloadDelegate {
     private var moveError: (any Error)?
 
     init(
-        application: Application, bugs: Set<AppDelegate.Bug>, session identifier: String, folder: String, fileName: String,
+        application: Application, bugs: Set<AppDelegate.Bug>, session identifier: String, folder: String,
+        fileName: String,
         creatingSession: Bool = true
     ) {
         self.application = application
@@ -46,7 +47,8 @@ final class BackgroundDownloader: DeviceURLSessionDownloadDelegate {
     }
 
     var directoryPath: String {
-        bugs.contains(.savesInDocuments) ? application.container.documents + "/" + folder : application.container.caches + "/" + folder
+        bugs.contains(.savesInDocuments)
+            ? application.container.documents + "/" + folder : application.container.caches + "/" + folder
     }
     /// The finished file's place.
     var destination: URL { URL(fileURLWithPath: directoryPath).appendingPathComponent(fileName) }
@@ -81,7 +83,9 @@ final class BackgroundDownloader: DeviceURLSessionDownloadDelegate {
         }
     }
 
-    func urlSession(_ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?) {
+    func urlSession(
+        _ session: DeviceURLSession, task: DeviceURLSessionDownloadTask, didCompleteWithError error: (any Error)?
+    ) {
         onComplete(error ?? moveError)
     }
 

@@ -1,5 +1,4 @@
 import DeviceClient
-
 import Foundation
 
 #if canImport(FoundationNetworking)

@@ -19,7 +19,8 @@ import Testing
     }
 
     @Test func noFetchWithoutTheModeTheIntervalOrAfterForceQuit() {
-        #expect(decide(.suspended, modes: ["remote-notification"]) == .skipped("the app lacks fetch in UIBackgroundModes"))
+        #expect(
+            decide(.suspended, modes: ["remote-notification"]) == .skipped("the app lacks fetch in UIBackgroundModes"))
         guard case .skipped(let never) = decide(.suspended, interval: nil) else {
             Issue.record("the default interval is never")
             return
@@ -32,6 +33,8 @@ import Testing
     @Test func theMinimumIntervalAndTheSettingsAreHonoured() {
         #expect(decide(.suspended, interval: .seconds(3600), since: .seconds(60)) != .resumeInBackground)
         #expect(decide(.suspended, interval: .seconds(3600), since: .seconds(3600)) == .resumeInBackground)
-        #expect(decide(.suspended, suppression: "Background App Refresh is off") == .skipped("Background App Refresh is off"))
+        #expect(
+            decide(.suspended, suppression: "Background App Refresh is off")
+                == .skipped("Background App Refresh is off"))
     }
 }

@@ -53,7 +53,9 @@ import Testing
     @Test func cancellingAWaitEndsIt() async {
         let gate = NetworkGate()
         gate.set("offline")
-        let waiting = Task { await gate.waitUntilAllowed(NetworkRequirements(discretionary: false, allowsCellularAccess: true)) }
+        let waiting = Task {
+            await gate.waitUntilAllowed(NetworkRequirements(discretionary: false, allowsCellularAccess: true))
+        }
         waiting.cancel()
         await waiting.value
         #expect(gate.network == "offline")

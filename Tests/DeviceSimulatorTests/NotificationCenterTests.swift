@@ -12,7 +12,9 @@ import Testing
 @Suite struct NotificationCenterTests {
     /// APNs is not involved here: registering is refused.
     struct NoPushService: PushRegistry {
-        func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws -> String {
+        func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws
+            -> String
+        {
             throw DeviceError("no push service in this test")
         }
         func setReachable(_ reachable: Bool) async {}
@@ -37,7 +39,8 @@ import Testing
         for index in 1...70 {
             try await device.addNotificationRequest(
                 "com.example.app",
-                NotificationRequestParams(identifier: "n\(index)", body: "\(index)", timeInterval: Double(3600 + index)))
+                NotificationRequestParams(identifier: "n\(index)", body: "\(index)", timeInterval: Double(3600 + index))
+            )
         }
         let discarded = timeline.events.filter { $0.kind == .notificationDiscarded }.compactMap { $0["identifier"] }
         #expect(discarded == (65...70).map { "n\($0)" })

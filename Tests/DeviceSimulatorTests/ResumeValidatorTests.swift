@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct ResumeValidatorTests {
     @Test func resumableOnlyWithByteRangesAndAValidator() {
-        let full = ResumeValidator(acceptRanges: "bytes", etag: "\"abc\"", lastModified: "Sun, 22 Nov 2026 08:00:00 GMT")
+        let full = ResumeValidator(
+            acceptRanges: "bytes", etag: "\"abc\"", lastModified: "Sun, 22 Nov 2026 08:00:00 GMT")
         #expect(full.whyNotResumable == nil)
         #expect(full.validator == "\"abc\"", "a strong ETag is preferred")
 
@@ -20,7 +21,8 @@ import Testing
     }
 
     @Test func aWeakETagFallsBackToLastModified() {
-        let weak = ResumeValidator(acceptRanges: "bytes", etag: "W/\"abc\"", lastModified: "Sun, 22 Nov 2026 08:00:00 GMT")
+        let weak = ResumeValidator(
+            acceptRanges: "bytes", etag: "W/\"abc\"", lastModified: "Sun, 22 Nov 2026 08:00:00 GMT")
         #expect(weak.validator == "Sun, 22 Nov 2026 08:00:00 GMT")
         #expect(ResumeValidator(acceptRanges: "bytes", etag: "W/\"abc\"", lastModified: nil).whyNotResumable != nil)
         #expect(ResumeValidator(acceptRanges: "none, bytes", etag: "\"a\"", lastModified: nil).acceptsRanges)

@@ -6,11 +6,15 @@ import Testing
     let modes: Set<String> = ["remote-notification"]
 
     @Test func foregroundAppGetsThePushAtOnce() {
-        #expect(SilentPushWakeRule.decide(state: .active, isContentAvailable: true, backgroundModes: modes) == .deliverInForeground)
+        #expect(
+            SilentPushWakeRule.decide(state: .active, isContentAvailable: true, backgroundModes: modes)
+                == .deliverInForeground)
     }
 
     @Test func p2AnInactiveAppGetsItAsInTheForeground() {
-        #expect(SilentPushWakeRule.decide(state: .inactive, isContentAvailable: true, backgroundModes: modes) == .deliverInForeground)
+        #expect(
+            SilentPushWakeRule.decide(state: .inactive, isContentAvailable: true, backgroundModes: modes)
+                == .deliverInForeground)
     }
 
     @Test func p6ARebootRestoresBackgroundLaunchesAfterAForceQuit() {
@@ -20,11 +24,15 @@ import Testing
     }
 
     @Test func suspendedAppIsResumedInTheBackground() {
-        #expect(SilentPushWakeRule.decide(state: .suspended, isContentAvailable: true, backgroundModes: modes) == .resumeInBackground)
+        #expect(
+            SilentPushWakeRule.decide(state: .suspended, isContentAvailable: true, backgroundModes: modes)
+                == .resumeInBackground)
     }
 
     @Test func backgroundAppGetsItWithABudget() {
-        #expect(SilentPushWakeRule.decide(state: .background, isContentAvailable: true, backgroundModes: modes) == .deliverInBackground)
+        #expect(
+            SilentPushWakeRule.decide(state: .background, isContentAvailable: true, backgroundModes: modes)
+                == .deliverInBackground)
     }
 
     @Test(arguments: [NotRunningCause.crashed, .systemTerminated, .watchdog, .neverLaunched, .exited])
@@ -41,7 +49,9 @@ import Testing
     }
 
     @Test func pushWithoutContentAvailableDoesNotWakeABackgroundApp() {
-        #expect(SilentPushWakeRule.decide(state: .suspended, isContentAvailable: false, backgroundModes: modes) == .notSilent)
+        #expect(
+            SilentPushWakeRule.decide(state: .suspended, isContentAvailable: false, backgroundModes: modes)
+                == .notSilent)
     }
 
     @Test func appWithoutTheRemoteNotificationModeIsNotWoken() {
@@ -57,7 +67,9 @@ import Testing
     }
 
     @Test func anActiveAppGetsEvenANonSilentPush() {
-        #expect(SilentPushWakeRule.decide(state: .active, isContentAvailable: false, backgroundModes: []) == .deliverInForeground)
+        #expect(
+            SilentPushWakeRule.decide(state: .active, isContentAvailable: false, backgroundModes: [])
+                == .deliverInForeground)
     }
 
     @Test func onlyForceQuitRemovesBackgroundLaunchEligibility() {

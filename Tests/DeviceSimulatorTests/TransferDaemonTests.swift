@@ -138,7 +138,9 @@ import Testing
 
     @Test func aFileThatChangedMeanwhileIsDownloadedWhole() async throws {
         // The second request sees a new ETag: If-Range no longer matches, so the server sends all of it.
-        let run = try await download(faults: [cut(.reset, at: 50_000), MediaFault(.changeETag, path: Self.path, count: 2)])
+        let run = try await download(faults: [
+            cut(.reset, at: 50_000), MediaFault(.changeETag, path: Self.path, count: 2),
+        ])
         #expect(run.completion.error == nil)
         #expect(run.file == Data(Self.body))
         let requests = run.events(.mediaRequest)
@@ -204,7 +206,8 @@ import Testing
             try await daemon.resume(
                 bundleId: "com.example",
                 params: DownloadTaskParams(
-                    session: "photos", taskIdentifier: task, url: server.url + ResumeDataTests.path, resumeData: resumeData),
+                    session: "photos", taskIdentifier: task, url: server.url + ResumeDataTests.path,
+                    resumeData: resumeData),
                 temporaryFile: root.appendingPathComponent("CFNetworkDownload_\(task).tmp"), createdInBackground: false
             ) { event in await app.receive(event) }
         }
@@ -272,7 +275,8 @@ import Testing
     @Test(arguments: Forgery.allCases)
     func resumeDataNamingAFileThatIsNotADownloadIsNotTakenOver(_ forgery: Forgery) async throws {
         let fixture = try await fixture(background: true)
-        let elsewhere = try PackagePaths.temporaryDirectory("forged-\(forgery)").appendingPathComponent("CFNetworkDownload_secret.tmp")
+        let elsewhere = try PackagePaths.temporaryDirectory("forged-\(forgery)").appendingPathComponent(
+            "CFNetworkDownload_secret.tmp")
         let secret = Data(repeating: 42, count: 1000)
         try secret.write(to: elsewhere)
         let named = fixture.root.appendingPathComponent("CFNetworkDownload_forged.tmp")
@@ -282,7 +286,8 @@ import Testing
         case .hardLinkInTmp: try FileManager.default.linkItem(at: elsewhere, to: named)
         }
         let forged = ResumeData(
-            url: fixture.server.url + Self.path, file: forgery == .fileElsewhere ? elsewhere.path : named.path, bytes: 1000,
+            url: fixture.server.url + Self.path, file: forgery == .fileElsewhere ? elsewhere.path : named.path,
+            bytes: 1000,
             expectedBytes: Int64(Self.body.count), validator: "\"x\"")
         let app = TransferDaemonTests.App(kept: fixture.root.appendingPathComponent("kept.jpg"))
         try await fixture.start(1, resumeData: forged.encoded, app: app)
@@ -339,7 +344,9 @@ import Testing
         await fixture.close()
         #expect(failed.error?.code == -1005)
         #expect(failed.error?.resumeData == nil)
-        #expect(!FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("CFNetworkDownload_1.tmp").path))
+        #expect(
+            !FileManager.default.fileExists(atPath: fixture.root.appendingPathComponent("CFNetworkDownload_1.tmp").path)
+        )
     }
 }
 

@@ -1,5 +1,6 @@
-@testable import DeviceSimulator
 import Testing
+
+@testable import DeviceSimulator
 
 /// ios.md P10 and P11: the settings and budget that hold background pushes.
 @Suite struct WakeBudgetTests {
@@ -14,7 +15,8 @@ import Testing
     @Test func p11BackgroundAppRefreshOffOrLowPowerModeHoldsEveryWake() {
         var off = PushPolicy()
         off.backgroundAppRefresh = false
-        #expect(WakeBudget(policy: off).verdict(at: .zero) == .held(reason: "Background App Refresh is off", until: nil))
+        #expect(
+            WakeBudget(policy: off).verdict(at: .zero) == .held(reason: "Background App Refresh is off", until: nil))
         var lowPower = PushPolicy()
         lowPower.lowPowerMode = true
         guard case .held(let reason, nil) = WakeBudget(policy: lowPower).verdict(at: .zero) else {

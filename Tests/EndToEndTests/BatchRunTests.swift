@@ -8,7 +8,9 @@ import Testing
 @Suite struct BatchRunTests {
     @Test func aShardRunsInParallelAndReportsEveryScenario() async throws {
         let list = try await HarnessCommand.run(["list"])
-        let catalogue = list.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        let catalogue = list.standardOutput.split(separator: "\n").compactMap {
+            $0.split(separator: " ").first.map(String.init)
+        }
         let shard = catalogue.enumerated().filter { $0.offset % 6 == 1 }.map(\.element)
         try #require(shard.count >= 4, "\(catalogue)")
 
@@ -17,7 +19,8 @@ import Testing
             "run", "--all", "--shard", "2/6", "--parallel", "2", "--skip-build", "--report-dir", reports.path,
         ])
         #expect(result.status == 0, "\(result.transcript)")
-        #expect(result.standardOutput.contains("\(shard.count) of \(shard.count) scenarios passed"), "\(result.transcript)")
+        #expect(
+            result.standardOutput.contains("\(shard.count) of \(shard.count) scenarios passed"), "\(result.transcript)")
         let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"tests="\#(shard.count)" failures="0" errors="0""#), "\(junit)")
         for name in shard {
@@ -30,14 +33,18 @@ import Testing
         let index = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(index.contains("\(shard.count) of \(shard.count)</span> scenarios passed"), "\(index)")
         for name in shard {
-            #expect(index.contains("<td>PASS</td><td><a href=\"\(name)/report.html\">\(name)</a></td>"), "\(name) in \(index)")
+            #expect(
+                index.contains("<td>PASS</td><td><a href=\"\(name)/report.html\">\(name)</a></td>"),
+                "\(name) in \(index)")
         }
         let summary = try #require(
-            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json"))) as? [String: Any])
+            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json")))
+                as? [String: Any])
         #expect(summary["passed"] as? Int == shard.count)
         // Every event these runs published is one docs/event-kinds.md lists, with the attributes it lists.
         for name in shard {
-            let timeline = try String(contentsOf: reports.appendingPathComponent("\(name)/timeline.jsonl"), encoding: .utf8)
+            let timeline = try String(
+                contentsOf: reports.appendingPathComponent("\(name)/timeline.jsonl"), encoding: .utf8)
             for line in timeline.split(separator: "\n") {
                 let event = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
                 let kind = event["kind"] as? String ?? ""
@@ -46,8 +53,12 @@ import Testing
                     Issue.record("\(name): \(kind) is not in docs/event-kinds.md")
                     continue
                 }
-                #expect(Set(spec.attributes).isSubset(of: keys), "\(name): \(kind) lacks \(Set(spec.attributes).subtracting(keys))")
-                #expect(keys.isSubset(of: Set(spec.attributes + spec.optional)), "\(name): \(kind) has \(keys.subtracting(spec.attributes + spec.optional))")
+                #expect(
+                    Set(spec.attributes).isSubset(of: keys),
+                    "\(name): \(kind) lacks \(Set(spec.attributes).subtracting(keys))")
+                #expect(
+                    keys.isSubset(of: Set(spec.attributes + spec.optional)),
+                    "\(name): \(kind) has \(keys.subtracting(spec.attributes + spec.optional))")
             }
         }
         #expect(summary["parallel"] as? Int == 2)
@@ -69,7 +80,8 @@ import Testing
         #expect(junit.contains(#"tests="3" failures="0" errors="1" skipped="2""#), "\(junit)")
         #expect(junit.components(separatedBy: "<skipped message=").count == 3, "\(junit)")
         let summary = try #require(
-            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json"))) as? [String: Any])
+            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("summary.json")))
+                as? [String: Any])
         #expect(summary["scenarios"] as? Int == 3)
         #expect(summary["failed"] as? [String] == ["silent-push-photo"])
         #expect(summary["skipped"] as? [String] == ["resume-after-disconnect", "offline-store-and-forward"])
@@ -84,7 +96,10 @@ import Testing
         (["run", "--all", "silent-push-photo"], "name scenarios or use --all, not both"),
         (["run", "--all", "--shard", "3/2"], "--shard takes I/N with 1 <= I <= N, such as 2/4, not '3/2'"),
         (["run", "--all", "--parallel", "0"], "--parallel takes a number of runs at a time, 1 to 64"),
-        (["run", "--all", "--parallel", "9223372036854775807"], "--parallel takes a number of runs at a time, 1 to 64"),
+        (
+            ["run", "--all", "--parallel", "9223372036854775807"],
+            "--parallel takes a number of runs at a time, 1 to 64"
+        ),
     ])
     func badBatchArgumentsExit2(_ arguments: [String], _ message: String) async throws {
         let result = try await HarnessCommand.run(arguments)

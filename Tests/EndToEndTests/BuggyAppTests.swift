@@ -29,7 +29,8 @@ import Testing
                 "did not call the completion handler of application(_:handleEventsForBackgroundURLSession:completionHandler:) within 2.0 seconds"
         ),
         Case(
-            bug: "leaves-temp-file", chain: ["transfer.completed", "app.localNotification"], never: ["transfer.file.lost"],
+            bug: "leaves-temp-file", chain: ["transfer.completed", "app.localNotification"],
+            never: ["transfer.file.lost"],
             message:
                 "the app did not move the file in urlSession(_:downloadTask:didFinishDownloadingTo:); it was deleted when the method returned"
         ),
@@ -54,20 +55,21 @@ import Testing
         let margin = String(repeating: " ", count: 6)
         let header = ScenarioFixtures.header(
             media: "throttle: 200KB/s",
-            device: "backgroundPushBudget: 2s, suspendAfterBackground: 200ms, backgroundTimeAllowance: 2s", app: "buggy",
+            device: "backgroundPushBudget: 2s, suspendAfterBackground: 200ms, backgroundTimeAllowance: 2s",
+            app: "buggy",
             arguments: ["--bug", bug.bug] + bug.arguments)
         let file = try ScenarioFixtures.writeConfiguration(
             header + """
-            scenarios:
-              buggy:
-                steps:
-            \(bug.steps.map { $0.map { margin + $0 }.joined(separator: "\n") } ?? ScenarioFixtures.silentPushSteps(app: "buggy", indent: 6))
-            \(bug.after.map { margin + $0 }.joined(separator: "\n"))
-                expect:
-                  within: 20s
-                  chain: [\(bug.chain.joined(separator: ", "))]
-                  never: [\(bug.never.joined(separator: ", "))]
-            """, "buggy-\(bug.bug)")
+                scenarios:
+                  buggy:
+                    steps:
+                \(bug.steps.map { $0.map { margin + $0 }.joined(separator: "\n") } ?? ScenarioFixtures.silentPushSteps(app: "buggy", indent: 6))
+                \(bug.after.map { margin + $0 }.joined(separator: "\n"))
+                    expect:
+                      within: 20s
+                      chain: [\(bug.chain.joined(separator: ", "))]
+                      never: [\(bug.never.joined(separator: ", "))]
+                """, "buggy-\(bug.bug)")
         let result = try await HarnessCommand.run(["run", "buggy", "--config", file.path])
         #expect(result.status == 1, "\(result.transcript)")
         #expect(result.standardOutput.contains("FAIL buggy"), "\(result.transcript)")

@@ -13,7 +13,8 @@ import Testing
         "silent-push-force-quit", "transfer-survives-crash", "transfer-cancelled-by-force-quit",
         "transfer-completes-while-suspended", "discretionary-waits-for-wifi", "transfer-waits-for-connectivity",
         "background-app-refresh-off", "push-budget-holds-wakes", "held-push-discarded-on-crash", "background-fetch",
-        "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches", "tap-notification-opens-app",
+        "background-fetch-after-jetsam", "lock-and-unlock", "reboot-restores-push-launches",
+        "tap-notification-opens-app",
         "user-notification-on-screen", "rate-limiter-delays-background-tasks", "silent-push-background",
         "push-without-content-available", "silent-push-with-alert", "background-time-delays-suspension",
         "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
@@ -35,9 +36,11 @@ import Testing
     /// docs/device-protocol.md alone, on the main chain, a background relaunch for its session and a
     /// launch by a push. `marker` is a line only that app logs, so the run proves which app ran.
     @Test(arguments: [
-        ("nasa-tv-python", "silent-push-photo", "in Python"), ("nasa-tv-python", "transfer-survives-crash", "in Python"),
+        ("nasa-tv-python", "silent-push-photo", "in Python"),
+        ("nasa-tv-python", "transfer-survives-crash", "in Python"),
         ("nasa-tv-python", "transfer-cancelled-by-force-quit", "in Python"),
-        ("nasa-tv-perl", "silent-push-photo", "nasa_tv.pl: "), ("nasa-tv-perl", "transfer-survives-crash", "nasa_tv.pl: "),
+        ("nasa-tv-perl", "silent-push-photo", "nasa_tv.pl: "),
+        ("nasa-tv-perl", "transfer-survives-crash", "nasa_tv.pl: "),
         ("nasa-tv-perl", "silent-push-not-running", "nasa_tv.pl: "),
     ])
     func theAppInAnotherLanguagePasses(_ app: String, _ scenario: String, _ marker: String) async throws {

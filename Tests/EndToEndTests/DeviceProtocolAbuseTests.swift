@@ -37,13 +37,15 @@ import Glibc
         var testDescription: String { name }
     }
 
-    static let hello = #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocolVersion":1,"bundleId":"BUNDLE","pid":PID}}"#
+    static let hello =
+        #"{"jsonrpc":"2.0","id":1,"method":"hello","params":{"protocolVersion":1,"bundleId":"BUNDLE","pid":PID}}"#
 
     static let abuses: [Abuse] = [
         Abuse(
             name: "garbage first", firstLine: "GET / HTTP/1.1",
             reason: "refused its handshake: Parse error: the line is not JSON",
-            answer: #"{"error":{"code":-32700,"message":"Parse error: the line is not JSON"},"id":null,"jsonrpc":"2.0"}"#),
+            answer:
+                #"{"error":{"code":-32700,"message":"Parse error: the line is not JSON"},"id":null,"jsonrpc":"2.0"}"#),
         Abuse(
             name: "unknown method first", firstLine: #"{"jsonrpc":"2.0","id":5,"method":"frobnicate","params":{}}"#,
             reason: "the first message must be a 'hello' request, not 'frobnicate'",
@@ -53,7 +55,8 @@ import Glibc
             reason: "no launch of com.example.abuser with pid 1 is waiting for it (the device launched it as pid",
             answer: #"{"error":{"code":1,"#),
         Abuse(
-            name: "wrong version", firstLine: hello.replacingOccurrences(of: #""protocolVersion":1"#, with: #""protocolVersion":99"#),
+            name: "wrong version",
+            firstLine: hello.replacingOccurrences(of: #""protocolVersion":1"#, with: #""protocolVersion":99"#),
             reason: "protocol version 99 is not supported; this device speaks 1",
             answer: #"{"error":{"code":-32600,"#),
         Abuse(
@@ -61,14 +64,16 @@ import Glibc
             reason: "connected to the device socket but sent no hello within 10.0 seconds", answer: nil,
             launchTimeout: "10s"),
         Abuse(
-            name: "a request without jsonrpc", firstLine: hello.replacingOccurrences(of: #""jsonrpc":"2.0","#, with: ""),
+            name: "a request without jsonrpc",
+            firstLine: hello.replacingOccurrences(of: #""jsonrpc":"2.0","#, with: ""),
             reason: #"refused its handshake: Invalid Request: a message must have \"jsonrpc\": \"2.0\""#,
             answer: #""id":1,"jsonrpc":"2.0"}"#),
     ]
 
     @Test(arguments: abuses)
     func aBrokenHandshakeFailsTheLaunchWithTheDevicesReason(_ abuse: Abuse) async throws {
-        let directory = try PackagePaths.temporaryDirectory("abuse-\(abuse.name.replacingOccurrences(of: " ", with: "-"))")
+        let directory = try PackagePaths.temporaryDirectory(
+            "abuse-\(abuse.name.replacingOccurrences(of: " ", with: "-"))")
         let script = directory.appendingPathComponent("app.py")
         try Self.app.write(to: script, atomically: true, encoding: .utf8)
         let quoted = "'" + abuse.firstLine.replacingOccurrences(of: "'", with: "''") + "'"
@@ -97,7 +102,8 @@ import Glibc
         let report = try String(contentsOf: reports.appendingPathComponent("report.json"), encoding: .utf8)
         #expect(report.contains(abuse.reason), "\(report)")
         if abuse.launchTimeout == "60s" {
-            #expect(!result.standardOutput.contains("within 60"), "the launch waited for its timeout: \(result.transcript)")
+            #expect(
+                !result.standardOutput.contains("within 60"), "the launch waited for its timeout: \(result.transcript)")
         }
         let timeline = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
         let events = timeline.split(separator: "\n").compactMap {

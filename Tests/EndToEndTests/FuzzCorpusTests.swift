@@ -5,7 +5,9 @@ import Testing
 /// Every fuzz target's corpus (seeds, and inputs that crashed once) goes through its target again
 /// without crashing: the fuzzer's finds stay regression tests.
 @Suite struct FuzzCorpusTests {
-    static let targets = ["provider-request", "media-request", "control-json", "parse-push", "harness-yml", "device-message"]
+    static let targets = [
+        "provider-request", "media-request", "control-json", "parse-push", "harness-yml", "device-message",
+    ]
 
     @Test(arguments: targets)
     func theCorpusReplaysWithoutACrash(_ target: String) async throws {
@@ -25,7 +27,8 @@ import Testing
         let usage = try await ChildProcess.run(replay, [])
         #expect(usage.status == 2)
         #expect(usage.standardError.contains("targets: \(Self.targets.joined(separator: ", "))"), "\(usage.transcript)")
-        let folders = try FileManager.default.contentsOfDirectory(atPath: PackagePaths.root.appendingPathComponent("Tests/Fuzz").path)
+        let folders = try FileManager.default.contentsOfDirectory(
+            atPath: PackagePaths.root.appendingPathComponent("Tests/Fuzz").path)
         #expect(Set(folders) == Set(Self.targets))
     }
 }

@@ -50,7 +50,8 @@ import Glibc
         let reports = file.deletingLastPathComponent().appendingPathComponent("report")
         let run = try RunningChild(harness, ["run", "photo", "--config", file.path, "--report-dir", reports.path])
         let launched = try #require(await run.waitForLine(containing: "device.app.launched"), "\(run.output)")
-        let pid = try #require(launched.split(separator: " ").first { $0.hasPrefix("pid=") }.flatMap { Int32($0.dropFirst(4)) })
+        let pid = try #require(
+            launched.split(separator: " ").first { $0.hasPrefix("pid=") }.flatMap { Int32($0.dropFirst(4)) })
         let media = try #require(await run.waitForLine(containing: "service=media"))
         _ = try #require(await run.waitForLine(containing: "transfer.progress"), "\(run.output)")
         run.send(SIGINT)
@@ -72,12 +73,14 @@ import Glibc
         let file = try configuration(app: nasaTV, mediaPort: port)
         let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
         #expect(result.status == 2, "\(result.transcript)")
-        #expect(result.standardError.contains("port \(port) is already in use; choose another with services.media.port"))
+        #expect(
+            result.standardError.contains("port \(port) is already in use; choose another with services.media.port"))
     }
 
     @Test func anAppThatExitsDuringLaunchIsReportedWithItsLastOutput() async throws {
         try requireBinaries()
-        let file = try configuration(app: #"[sh, -c, "echo loading settings; echo settings.plist is missing >&2; exit 3"]"#)
+        let file = try configuration(
+            app: #"[sh, -c, "echo loading settings; echo settings.plist is missing >&2; exit 3"]"#)
         let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
         #expect(result.status == 1, "\(result.transcript)")
         #expect(result.standardOutput.contains("exited during launch (exited with status 3)"), "\(result.transcript)")
@@ -89,7 +92,9 @@ import Glibc
         let file = try configuration(app: "[/nonexistent/nasa-tv]")
         let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
         #expect(result.status == 1, "\(result.transcript)")
-        #expect(result.standardOutput.contains("the app command '/nonexistent/nasa-tv' cannot start"), "\(result.transcript)")
+        #expect(
+            result.standardOutput.contains("the app command '/nonexistent/nasa-tv' cannot start"),
+            "\(result.transcript)")
     }
 
     @Test func serveWritesEndpointsThatCurlCanPushThrough() async throws {
@@ -118,7 +123,8 @@ import Glibc
         let token = try #require(
             (try JSONSerialization.jsonObject(with: Data(registered.standardOutput.utf8)) as? [String: Any])?[
                 "deviceToken"] as? String, "\(registered.transcript)")
-        let jwt = try await PythonProviderToken.sign(keyFile: apns["keyFile"]!, keyId: apns["keyId"]!, teamId: apns["teamId"]!)
+        let jwt = try await PythonProviderToken.sign(
+            keyFile: apns["keyFile"]!, keyId: apns["keyId"]!, teamId: apns["teamId"]!)
         let push = try await ChildProcess.run(
             "curl",
             [

@@ -29,13 +29,15 @@ import Testing
         #expect(positions.allSatisfy { $0 != nil }, "missing links in \(kinds)")
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "links out of order: \(kinds)")
         let notification = try #require(events.first { $0["kind"] as? String == "app.localNotification" })
-        #expect((notification["attributes"] as? [String: String])?["alertBody"] == "Astronomy Picture of the Day Available")
+        #expect(
+            (notification["attributes"] as? [String: String])?["alertBody"] == "Astronomy Picture of the Day Available")
 
         let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"<testcase classname="harness.scenarios" name="silent-push-photo""#))
         #expect(!junit.contains("<failure"))
         let report = try #require(
-            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("report.json"))) as? [String: Any])
+            JSONSerialization.jsonObject(with: Data(contentsOf: reports.appendingPathComponent("report.json")))
+                as? [String: Any])
         #expect(report["outcome"] as? String == "PASS")
         let links = try #require(report["chain"] as? [[String: Any]])
         #expect(links.count == 6 && links.allSatisfy { $0["seen"] as? Bool == true })
@@ -93,21 +95,23 @@ import Testing
             ScenarioFixtures.header(
                 media: "throttle: 1MB/s", device: "timeScale: 0.1", app: "forgetful",
                 arguments: ["--bug", "never-calls-completion-handler"])
-                + """
-                scenarios:
-                  scaled:
-                    steps:
-                \(ScenarioFixtures.silentPushSteps(app: "forgetful", indent: 6))
-                    expect:
-                      within: 60s
-                      chain: [device.push.delivered, device.watchdog.killed]
-                """)
+                    + """
+                    scenarios:
+                      scaled:
+                        steps:
+                    \(ScenarioFixtures.silentPushSteps(app: "forgetful", indent: 6))
+                        expect:
+                          within: 60s
+                          chain: [device.push.delivered, device.watchdog.killed]
+                    """)
         let reports = try PackagePaths.temporaryDirectory()
         let result = try await run(["run", "scaled", "--config", file.path, "--report-dir", reports.path])
         #expect(result.status == 0, "\(result.transcript)")
         #expect(result.standardOutput.contains("within 30.0 seconds"), "\(result.transcript)")
         let events = try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
-            .split(separator: "\n").map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+            .split(separator: "\n").map {
+                try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
         func time(_ kind: String) -> Double? { events.first { $0["kind"] as? String == kind }?["elapsed"] as? Double }
         let delivered = try #require(time("device.push.delivered"))
         let killed = try #require(time("device.watchdog.killed"))
@@ -126,7 +130,8 @@ import Testing
                 """)
         let result = try await run(["run", "locked", "--config", file.path])
         #expect(result.status == 1, "\(result.transcript)")
-        #expect(result.standardOutput.contains("the device is locked: unlock it before you launch com.razeware.NASA-TV"))
+        #expect(
+            result.standardOutput.contains("the device is locked: unlock it before you launch com.razeware.NASA-TV"))
     }
 
     @Test func listShowsTheCatalogue() async throws {
@@ -158,14 +163,19 @@ import Testing
         try "version: 1\nservices:\n  apns:\n    prot: 2197\n".write(to: file, atomically: true, encoding: .utf8)
         let result = try await run(["list", "--config", file.path])
         #expect(result.status == 2)
-        #expect(result.standardError.contains("\(file.path):4:5: 'services.apns.prot': unknown key 'prot'"), "\(result.transcript)")
+        #expect(
+            result.standardError.contains("\(file.path):4:5: 'services.apns.prot': unknown key 'prot'"),
+            "\(result.transcript)")
     }
 
     /// On a terminal (a pseudo-terminal from util-linux's `script`), the download's progress bar is
     /// redrawn in place and the kinds and verdict are coloured; NO_COLOR keeps the redraw, drops colour.
     @Test(arguments: [false, true]) func onATerminalProgressIsRedrawnInPlace(noColour: Bool) async throws {
         let reports = try PackagePaths.temporaryDirectory("terminal\(noColour)")
-        let command = [HarnessCommand.path, "run", "silent-push-photo", "--ephemeral-ports", "--skip-build", "--report-dir", reports.path]
+        let command = [
+            HarnessCommand.path, "run", "silent-push-photo", "--ephemeral-ports", "--skip-build", "--report-dir",
+            reports.path,
+        ]
         let result = try await ChildProcess.run(
             "script", ["-qec", command.joined(separator: " "), "/dev/null"],
             environment: ["TERM": "xterm", "NO_COLOR": noColour ? "1" : ""], currentDirectory: PackagePaths.root)
@@ -173,7 +183,8 @@ import Testing
         let erase = "\r\u{1B}[2K"
         #expect(result.standardOutput.components(separatedBy: erase).count > 5, "\(result.transcript)")
         #expect(result.standardOutput.contains("100% 437316/437316 bytes task 1"))
-        #expect(result.standardOutput.contains("\u{1B}[32;1mPASS silent-push-photo") == !noColour, "\(result.transcript)")
+        #expect(
+            result.standardOutput.contains("\u{1B}[32;1mPASS silent-push-photo") == !noColour, "\(result.transcript)")
         #expect(result.standardOutput.contains("\u{1B}[33mtransfer.progress\u{1B}[0m") == !noColour)
         #expect(result.standardOutput.contains("PASS silent-push-photo"))
     }

@@ -77,7 +77,9 @@ import Testing
                 #"{"deviceType": "ios", "deviceToken": "\#(token)", "appIdentifier": "\#(serve.url("apns", "topic"))", "badge": 9223372036854775807}"#,
                 headers: parseHeaders(serve, master: false))
             #expect(saved.status == 400, "\(saved)")
-            #expect(saved.body.contains("badge must be a whole number from 0 to 2147483647, not 9223372036854775807"), "\(saved)")
+            #expect(
+                saved.body.contains("badge must be a whole number from 0 to 2147483647, not 9223372036854775807"),
+                "\(saved)")
             // The largest badge iOS shows is kept, and an Increment push to it is sent (held at that badge).
             let largest = try await CurlExchange.json(
                 "POST", serve.url("parse") + "/installations",
@@ -198,7 +200,10 @@ import Testing
     func expectEveryServiceAnswers(_ serve: ServedHarness) async throws {
         #expect(serve.isAlive, "harness serve ended:\n\(serve.process.output)")
         let provider = try await CurlExchange.run(
-            ["--http2", "--cacert", serve.url("apns", "caFile"), "-X", "POST", "--data", "{}", serve.url("apns") + "/3/device/00"])
+            [
+                "--http2", "--cacert", serve.url("apns", "caFile"), "-X", "POST", "--data", "{}",
+                serve.url("apns") + "/3/device/00",
+            ])
         #expect(provider.status == 403, "the provider API: \(provider)")
         let apnsControl = try await CurlExchange.run([serve.url("apns", "controlURL") + "/health"])
         #expect(apnsControl.status == 200, "APNs's control API: \(apnsControl)")

@@ -67,11 +67,14 @@ import Testing
         #expect(page.sequenceBadges == 6)
         #expect(page.sequenceMissing == 0)
         // Parse → APNs, APNs → device, device → app, the download's request and response at least.
-        #expect(page.sequenceMessages >= 5 && page.sequenceMessages == page.sequenceMessagesDeclared, "\(browser.standardOutput)")
+        #expect(
+            page.sequenceMessages >= 5 && page.sequenceMessages == page.sequenceMessagesDeclared,
+            "\(browser.standardOutput)")
         #expect(page.plotSeries == 1)
         #expect(page.plotRateLines == 1)
         #expect(page.plotLegend.contains("configured rate 100 KB/s"), "\(page.plotLegend)")
-        #expect(page.plotLegend.contains("com.razeware.backgroundsession.dailyphoto task 1: 437 KB"), "\(page.plotLegend)")
+        #expect(
+            page.plotLegend.contains("com.razeware.backgroundsession.dailyphoto task 1: 437 KB"), "\(page.plotLegend)")
         #expect(page.eventRows == (try Self.eventCount(reports)))
         #expect(page.filter.rowsOfSource > 0)
         #expect(page.filter.visibleAfterUnchecking == page.eventRows - page.filter.rowsOfSource)
@@ -85,17 +88,19 @@ import Testing
             arguments: ["--bug", "never-calls-completion-handler"])
         let file = try ScenarioFixtures.writeConfiguration(
             header + """
-            scenarios:
-              forgets-the-handler:
-                steps:
-            \(ScenarioFixtures.silentPushSteps(indent: 6))
-                expect:
-                  within: 20s
-                  chain: [parse.push.accepted, device.push.delivered, app.fetchCompleted]
-                  never: [device.watchdog.killed]
-            """)
+                scenarios:
+                  forgets-the-handler:
+                    steps:
+                \(ScenarioFixtures.silentPushSteps(indent: 6))
+                    expect:
+                      within: 20s
+                      chain: [parse.push.accepted, device.push.delivered, app.fetchCompleted]
+                      never: [device.watchdog.killed]
+                """)
         let reports = file.deletingLastPathComponent().appendingPathComponent("reports")
-        let run = try await HarnessCommand.run(["run", "forgets-the-handler", "--config", file.path, "--report-dir", reports.path])
+        let run = try await HarnessCommand.run([
+            "run", "forgets-the-handler", "--config", file.path, "--report-dir", reports.path,
+        ])
         try #require(run.status == 1, "\(run.transcript)")
         let (page, _) = try await Self.open(
             reports.appendingPathComponent("report.html"), screenshot: "report-failing-run.png")
@@ -118,6 +123,7 @@ import Testing
         try original.replacingOccurrences(of: "</body>", with: "<script>window.noSuchFunction();</script></body>")
             .write(to: broken, atomically: true, encoding: .utf8)
         let (page, _) = try await Self.open(broken, screenshot: "report-with-a-script-error.png")
-        #expect(page.console.contains { $0.level == "SEVERE" && $0.message.contains("noSuchFunction") }, "\(page.console)")
+        #expect(
+            page.console.contains { $0.level == "SEVERE" && $0.message.contains("noSuchFunction") }, "\(page.console)")
     }
 }

@@ -56,11 +56,17 @@ import Testing
             message: "the chain broke at app.ui {button: Downloading, screen: photo, title: Orion Nebula}"),
         Variant(
             scenario: "video-download-foreground", wrong: "the app saves the video in Documents",
-            fileEdits: [bug("saves-in-documents")], message: "nasa-tv's container has no Library/Caches/com.razeware.videos/discovery.mp4"),
+            fileEdits: [bug("saves-in-documents")],
+            message: "nasa-tv's container has no Library/Caches/com.razeware.videos/discovery.mp4"),
         Variant(
             scenario: "video-download-background", wrong: "the app never calls the session's events handler",
-            edits: [Edit(old: "media: {throttle: 1MB/s}", new: "media: {throttle: 1MB/s}\n    device: {timeScale: 0.1}")],
-            fileEdits: [bug("never-calls-events-handler")], message: "device.session.handlerNotCalled: the app did not call the completion handler of application(_:handleEventsForBackgroundURLSession:completionHandler:)"),
+            edits: [
+                Edit(old: "media: {throttle: 1MB/s}", new: "media: {throttle: 1MB/s}\n    device: {timeScale: 0.1}")
+            ],
+            fileEdits: [bug("never-calls-events-handler")],
+            message:
+                "device.session.handlerNotCalled: the app did not call the completion handler of application(_:handleEventsForBackgroundURLSession:completionHandler:)"
+        ),
         Variant(
             scenario: "video-download-crash", wrong: "the app never calls the session's events handler",
             edits: [
@@ -71,10 +77,12 @@ import Testing
         Variant(
             scenario: "video-download-force-quit", wrong: "the app does not recreate its session at launch",
             edits: [within("30s", "8s")], fileEdits: [bug("no-session-at-launch")],
-            message: "the chain broke at device.session.event {cancelledReason: 0, code: -999, event: didCompleteWithError}"),
+            message:
+                "the chain broke at device.session.event {cancelledReason: 0, code: -999, event: didCompleteWithError}"),
         Variant(
             scenario: "video-offline-playback", wrong: "the app plays the video from the server",
-            fileEdits: [bug("plays-remote-url")], message: "the chain broke at app.ui {playbackURL: contains \"file:///\", screen: player}"),
+            fileEdits: [bug("plays-remote-url")],
+            message: "the chain broke at app.ui {playbackURL: contains \"file:///\", screen: player}"),
         Variant(
             scenario: "podcast-content-id", wrong: "the backend names an episode the server does not have",
             edits: [Edit(old: "content-id: 42}}", new: "content-id: 43}}"), within("30s", "8s")],
@@ -106,23 +114,37 @@ import Testing
         Variant(
             scenario: "transfer-cancelled-by-force-quit", wrong: "the app does not recreate its session at launch",
             edits: [within("30s", "8s")], fileEdits: [bug("no-session-at-launch")],
-            message: "the chain broke at device.session.event {cancelledReason: 0, code: -999, event: didCompleteWithError, held: true}"),
+            message:
+                "the chain broke at device.session.event {cancelledReason: 0, code: -999, event: didCompleteWithError, held: true}"
+        ),
         Variant(
-            scenario: "transfer-completes-while-suspended", wrong: "the fixed app never calls the session's events handler",
-            edits: [Edit(old: "media:\n      throttle: 100KB/s", new: "device: {timeScale: 0.1}\n    media:\n      throttle: 100KB/s")],
+            scenario: "transfer-completes-while-suspended",
+            wrong: "the fixed app never calls the session's events handler",
+            edits: [
+                Edit(
+                    old: "media:\n      throttle: 100KB/s",
+                    new: "device: {timeScale: 0.1}\n    media:\n      throttle: 100KB/s")
+            ],
             fileEdits: [bug("never-calls-events-handler", app: ".build/debug/nasa-tv, --fetch-completes-at-once")],
             message: "device.session.handlerNotCalled: the app did not call the completion handler"),
         Variant(
-            scenario: "discretionary-waits-for-wifi", wrong: "the app downloads in a default session, which does not wait for Wi-Fi",
+            scenario: "discretionary-waits-for-wifi",
+            wrong: "the app downloads in a default session, which does not wait for Wi-Fi",
             edits: [
-                Edit(old: "- waitFor: {event: transfer.waiting, timeout: 10s}", new: "- waitFor: {event: transfer.completed, timeout: 20s}"),
+                Edit(
+                    old: "- waitFor: {event: transfer.waiting, timeout: 10s}",
+                    new: "- waitFor: {event: transfer.completed, timeout: 20s}"),
                 within("30s", "5s"),
             ],
             fileEdits: [bug("default-session")],
             message: "the chain broke at transfer.started {discretionary: true}"),
         Variant(
             scenario: "transfer-waits-for-connectivity", wrong: "the server offers no ranges, so the task starts over",
-            edits: [Edit(old: "media:\n      throttle: 100KB/s", new: "media:\n      throttle: 100KB/s\n      faults: [{fault: noAcceptRanges, path: /photos/*}]")],
+            edits: [
+                Edit(
+                    old: "media:\n      throttle: 100KB/s",
+                    new: "media:\n      throttle: 100KB/s\n      faults: [{fault: noAcceptRanges, path: /photos/*}]")
+            ],
             message: "transfer.restarted:"),
         Variant(
             scenario: "background-app-refresh-off", wrong: "Background App Refresh is on: the push wakes the app",
@@ -136,11 +158,14 @@ import Testing
             scenario: "push-budget-holds-wakes", wrong: "a budget of ten wakes an hour lets every push through",
             edits: [
                 Edit(old: "pushBudget: {perHour: 1}", new: "pushBudget: {perHour: 10}"),
-                Edit(old: "- waitFor: {event: device.push.held, timeout: 10s}", new: "- waitFor: {event: app.fetchCompleted, timeout: 20s}"),
+                Edit(
+                    old: "- waitFor: {event: device.push.held, timeout: 10s}",
+                    new: "- waitFor: {event: app.fetchCompleted, timeout: 20s}"),
             ],
             message: "the chain broke at device.push.held"),
         Variant(
-            scenario: "held-push-discarded-on-crash", wrong: "the user opens the app instead: the held push is delivered",
+            scenario: "held-push-discarded-on-crash",
+            wrong: "the user opens the app instead: the held push is delivered",
             edits: [Edit(old: "- crash: nasa-tv", new: "- foreground: nasa-tv")],
             message: "device.push.delivered:"),
         Variant(
@@ -148,14 +173,16 @@ import Testing
             edits: [within("30s", "8s")], fileEdits: [bug("never-calls-completion-handler")],
             message: "the chain broke at app.fetchCompleted {result: newData}"),
         Variant(
-            scenario: "background-fetch-after-jetsam", wrong: "the user force-quit the app: no background fetch launches it",
+            scenario: "background-fetch-after-jetsam",
+            wrong: "the user force-quit the app: no background fetch launches it",
             edits: [Edit(old: "- jetsam: nasa-tv", new: "- forceQuit: nasa-tv"), within("30s", "5s")],
             message: "the chain broke at device.app.exited {cause: systemTerminated}"),
         Variant(
             scenario: "lock-and-unlock", wrong: "the device is never unlocked",
             edits: [remove("      - unlock"), within("10s", "3s")], message: "the chain broke at device.unlocked"),
         Variant(
-            scenario: "reboot-restores-push-launches", wrong: "no reboot: the force-quit app stays out of push launches",
+            scenario: "reboot-restores-push-launches",
+            wrong: "no reboot: the force-quit app stays out of push launches",
             edits: [remove("      - reboot"), within("30s", "5s")], message: "the chain broke at device.rebooted"),
         Variant(
             scenario: "tap-notification-opens-app", wrong: "the app ignores the tapped notification",
@@ -163,32 +190,51 @@ import Testing
             message: "the chain broke at app.log {message: notification tapped: New photo of the day}"),
         Variant(
             scenario: "user-notification-on-screen", wrong: "the app asks for no banner while on screen",
-            edits: [Edit(old: "- waitFor: {event: device.notification.shown, timeout: 30s}", new: "- waitFor: {event: device.notification.shown, timeout: 8s}")],
+            edits: [
+                Edit(
+                    old: "- waitFor: {event: device.notification.shown, timeout: 30s}",
+                    new: "- waitFor: {event: device.notification.shown, timeout: 8s}")
+            ],
             fileEdits: [bug("no-banner", app: ".build/debug/nasa-tv, --user-notifications")],
             message: "waitFor: no device.notification.shown"),
         Variant(
             scenario: "rate-limiter-delays-background-tasks", wrong: "no resume rate limiter",
-            edits: [Edit(old: "device: {sessionLaunchDelay: 10s}", new: "device: {sessionLaunchDelay: 0s}"), within("30s", "8s")],
+            edits: [
+                Edit(old: "device: {sessionLaunchDelay: 10s}", new: "device: {sessionLaunchDelay: 0s}"),
+                within("30s", "8s"),
+            ],
             message: "the chain broke at transfer.waiting {why: contains \"resume rate limiter\"}"),
         Variant(
             scenario: "silent-push-background", wrong: "the app is suspended at once, so the push resumes it",
-            edits: [Edit(old: "device: {suspendAfterBackground: 30s}", new: "device: {suspendAfterBackground: 10ms}"), within("30s", "8s")],
+            edits: [
+                Edit(old: "device: {suspendAfterBackground: 30s}", new: "device: {suspendAfterBackground: 10ms}"),
+                within("30s", "8s"),
+            ],
             message: "the chain broke at device.push.received {appState: background, decision: deliverInBackground}"),
         Variant(
-            scenario: "push-without-content-available", wrong: "the backend adds content-available: the push wakes the app",
-            edits: [Edit(old: "data: {alert: Tonight's photo is ready}", new: "data: {alert: Tonight's photo is ready, content-available: 1}")],
+            scenario: "push-without-content-available",
+            wrong: "the backend adds content-available: the push wakes the app",
+            edits: [
+                Edit(
+                    old: "data: {alert: Tonight's photo is ready}",
+                    new: "data: {alert: Tonight's photo is ready, content-available: 1}")
+            ],
             message: "device.push.delivered:"),
         Variant(
             scenario: "silent-push-with-alert", wrong: "the backend leaves out content-available",
             edits: [
-                Edit(old: "data: {alert: Tonight's photo is ready, content-available: 1}", new: "data: {alert: Tonight's photo is ready}"),
+                Edit(
+                    old: "data: {alert: Tonight's photo is ready, content-available: 1}",
+                    new: "data: {alert: Tonight's photo is ready}"),
                 within("30s", "5s"),
             ],
             message: "the chain broke at device.push.received {decision: resumeInBackground}"),
         Variant(
             scenario: "background-time-delays-suspension", wrong: "the app never ends its background task",
             edits: [
-                Edit(old: "  background-time-delays-suspension:\n", new: "  background-time-delays-suspension:\n    device: {timeScale: 0.1}\n"),
+                Edit(
+                    old: "  background-time-delays-suspension:\n",
+                    new: "  background-time-delays-suspension:\n    device: {timeScale: 0.1}\n"),
                 Edit(
                     old: "- waitFor: {event: device.app.state, where: {state: suspended}, timeout: 15s}",
                     new: "- waitFor: {event: device.backgroundTask.expired, timeout: 15s}"),
@@ -200,16 +246,20 @@ import Testing
             edits: [Edit(old: "throttle: EDGE", new: "throttle: 4MB/s")], message: "app.fetchCompleted:"),
         Variant(
             scenario: "silent-push-photo-slow-network-fixed", wrong: "the tutorial's unfixed app on the slow link",
-            arguments: ["--app", "nasa-tv-fixed=nasa-tv"], message: "device.watchdog.killed: the app did not call the completion handler"),
+            arguments: ["--app", "nasa-tv-fixed=nasa-tv"],
+            message: "device.watchdog.killed: the app did not call the completion handler"),
         Variant(
             scenario: "unregistered-device", wrong: "the app is still installed: APNs accepts the push",
-            edits: [remove("      - uninstall: nasa-tv"), within("10s", "4s")], message: "the chain broke at device.app.uninstalled"),
+            edits: [remove("      - uninstall: nasa-tv"), within("10s", "4s")],
+            message: "the chain broke at device.app.uninstalled"),
         Variant(
             scenario: "resume-after-disconnect", wrong: "the server offers no ranges, so the download starts over",
             edits: [
                 Edit(
                     old: "faults: [{fault: reset, afterBytes: 262144, path: /photos/*, count: 1}]",
-                    new: "faults: [{fault: noAcceptRanges, path: /photos/*}, {fault: reset, afterBytes: 262144, path: /photos/*, count: 1}]")
+                    new:
+                        "faults: [{fault: noAcceptRanges, path: /photos/*}, {fault: reset, afterBytes: 262144, path: /photos/*, count: 1}]"
+                )
             ],
             message: "transfer.restarted:"),
         Variant(
@@ -231,8 +281,12 @@ import Testing
             message: "apns.delivered:"),
         Variant(
             scenario: "alert-collapse", wrong: "the backend drops the collapse id: two notifications",
-            edits: [Edit(old: "data: {alert: Nebula tonight, collapse_id: apod}", new: "data: {alert: Nebula tonight}"), within("10s", "4s")],
-            message: "the chain broke at device.notification.shown {body: Nebula tonight, identifier: apod, replaced: true}"),
+            edits: [
+                Edit(old: "data: {alert: Nebula tonight, collapse_id: apod}", new: "data: {alert: Nebula tonight}"),
+                within("10s", "4s"),
+            ],
+            message:
+                "the chain broke at device.notification.shown {body: Nebula tonight, identifier: apod, replaced: true}"),
         Variant(
             scenario: "priority-5-coalesced", wrong: "no coalescing window: the first push is delivered too",
             edits: [Edit(old: "coalescingWindow: 3s", new: "coalescingWindow: 0s")], message: "device.push.received:"),
@@ -265,7 +319,9 @@ import Testing
         let original = try String(contentsOf: PackagePaths.root.appendingPathComponent("harness.yml"), encoding: .utf8)
         var text = original
         for edit in variant.edits {
-            try Self.apply(edit, in: &text, range: try Self.block(of: variant.scenario, in: text), where: "scenario \(variant.scenario)")
+            try Self.apply(
+                edit, in: &text, range: try Self.block(of: variant.scenario, in: text),
+                where: "scenario \(variant.scenario)")
         }
         for edit in variant.fileEdits {
             try Self.apply(edit, in: &text, range: text.startIndex..<text.endIndex, where: "harness.yml")
@@ -276,14 +332,20 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let reports = try PackagePaths.temporaryDirectory("variant-\(variant.scenario)")
         let result = try await HarnessCommand.run(
-            ["run", variant.scenario, "--config", file.path, "--ephemeral-ports", "--skip-build", "--report-dir", reports.path]
+            [
+                "run", variant.scenario, "--config", file.path, "--ephemeral-ports", "--skip-build", "--report-dir",
+                reports.path,
+            ]
                 + variant.arguments)
         #expect(result.status == 1, "\(result.transcript)")
         #expect(result.standardOutput.contains("FAIL \(variant.scenario)"), "\(result.transcript)")
         // The run's one-line verdict (the broken link, the forbidden event, the count, the missing
         // file), not the live view, which lists every event whatever happened.
-        let report = try JSONDecoder().decode(Report.self, from: Data(contentsOf: reports.appendingPathComponent("report.json")))
-        #expect(report.message?.contains(variant.message) == true, "verdict: \(report.message ?? "none")\n\(result.transcript)")
+        let report = try JSONDecoder().decode(
+            Report.self, from: Data(contentsOf: reports.appendingPathComponent("report.json")))
+        #expect(
+            report.message?.contains(variant.message) == true,
+            "verdict: \(report.message ?? "none")\n\(result.transcript)")
     }
 
     struct Report: Decodable {
@@ -297,6 +359,8 @@ import Testing
             return name.contains("-") ? name : nil
         }
         #expect(names.count == 41, "\(list.standardOutput)")
-        #expect(Set(names) == Set(Self.variants.map(\.scenario)), "\(Set(names).symmetricDifference(Self.variants.map(\.scenario)))")
+        #expect(
+            Set(names) == Set(Self.variants.map(\.scenario)),
+            "\(Set(names).symmetricDifference(Self.variants.map(\.scenario)))")
     }
 }

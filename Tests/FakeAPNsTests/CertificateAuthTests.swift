@@ -13,7 +13,9 @@ import Testing
     {
         var arguments = ["--silent", "--http2", "--cacert", apns.caFile.path, "--write-out", "\n%{http_code}"] + cert
         if let topic { arguments += ["-H", "apns-topic: \(topic)"] }
-        arguments += ["-H", "apns-push-type: \(pushType)", "--data", #"{"aps":{"alert":"hi"}}"#, "\(apns.url)/3/device/\(token)"]
+        arguments += [
+            "-H", "apns-push-type: \(pushType)", "--data", #"{"aps":{"alert":"hi"}}"#, "\(apns.url)/3/device/\(token)",
+        ]
         let result = try await ChildProcess.run("curl", arguments)
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
         return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
@@ -48,7 +50,8 @@ import Testing
                 #expect(answer.status == 400, "\(bad): \(answer)")
                 #expect(answer.body.contains("bundleId must be 1 to 155 letters, digits"), "\(answer)")
             }
-            let good = try await CurlExchange.json("POST", apns.controlURL + "/certificates", #"{"bundleId": "com.example-app.x"}"#)
+            let good = try await CurlExchange.json(
+                "POST", apns.controlURL + "/certificates", #"{"bundleId": "com.example-app.x"}"#)
             #expect(good.status == 201, "\(good)")
         }
     }
@@ -57,7 +60,8 @@ import Testing
         try await FakeAPNsServer.withServer { apns in
             let token = apns.gateway.register(topic: bundleId) { _ in }
             let issued = try apns.issuePushCertificate(bundleId: bundleId)
-            let p12 = URL(fileURLWithPath: issued.certificateFile).deletingLastPathComponent().appendingPathComponent("push.p12")
+            let p12 = URL(fileURLWithPath: issued.certificateFile).deletingLastPathComponent().appendingPathComponent(
+                "push.p12")
             let export = try await ChildProcess.run(
                 "openssl",
                 [
@@ -65,7 +69,8 @@ import Testing
                     "-passout", "pass:secret", "-name", "Apple Push Services: \(bundleId)",
                 ])
             try #require(export.status == 0, "\(export.transcript)")
-            let result = try await push(apns, token: token, cert: ["--cert-type", "P12", "--cert", "\(p12.path):secret"], topic: bundleId)
+            let result = try await push(
+                apns, token: token, cert: ["--cert-type", "P12", "--cert", "\(p12.path):secret"], topic: bundleId)
             #expect(result.status == "200", "\(result)")
         }
     }
@@ -75,8 +80,10 @@ import Testing
             let token = apns.gateway.register(topic: bundleId) { _ in }
             let production = try apns.issuePushCertificate(bundleId: bundleId, environments: ["production"])
             let otherApp = try apns.issuePushCertificate(bundleId: "com.example.other", environments: ["sandbox"])
-            let wrongEnvironment = try await push(apns, token: token, cert: ["--cert", production.combinedFile], topic: bundleId)
-            let wrongTopic = try await push(apns, token: token, cert: ["--cert", otherApp.combinedFile], topic: bundleId)
+            let wrongEnvironment = try await push(
+                apns, token: token, cert: ["--cert", production.combinedFile], topic: bundleId)
+            let wrongTopic = try await push(
+                apns, token: token, cert: ["--cert", otherApp.combinedFile], topic: bundleId)
             #expect(wrongEnvironment.status == "403")
             #expect(wrongEnvironment.body == #"{"reason":"BadCertificateEnvironment"}"#)
             #expect(wrongTopic.status == "400")

@@ -34,7 +34,9 @@ import Testing
                 "newline-in-value", "value-with-leading-space", "value-with-trailing-tab", "nul-in-value", "keep-alive",
                 "proxy-connection", "upgrade", "pseudo-header-in-trailers",
             ]
-            #expect(lines == malformed.map { "reset \($0) 1" } + ["answered well-formed 403", "done"], "\(result.transcript)")
+            #expect(
+                lines == malformed.map { "reset \($0) 1" } + ["answered well-formed 403", "done"],
+                "\(result.transcript)")
             #expect(apns.log.entries().count == 1, "only the well-formed request reached the provider API")
         }
     }
@@ -57,7 +59,8 @@ import Testing
             let result = try await ChildProcess.run(
                 "curl",
                 [
-                    "--silent", "--http2-prior-knowledge", "--output", "/dev/null", "--write-out", "%{http_code} %{http_version}",
+                    "--silent", "--http2-prior-knowledge", "--output", "/dev/null", "--write-out",
+                    "%{http_code} %{http_version}",
                     "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
                     "--data", #"{"aps":{"alert":"hi"}}"#, "http://127.0.0.1:\(port)/3/device/\(token)",
                 ])

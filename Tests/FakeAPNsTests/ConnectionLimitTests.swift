@@ -64,7 +64,9 @@ import Testing
         // A provider pushing now is served while the 300 are held.
         let token = apns.gateway.register(topic: "com.example.app") { _ in }
         let status = try await apns.curlPush(to: token)
-        let heldDuringThePush = !timeline.events.contains { $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout" }
+        let heldDuringThePush = !timeline.events.contains {
+            $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout"
+        }
         let closed = await peer.waitForLine(containing: "closed", timeout: .seconds(150))
         let lasted = await peer.waitForLine(containing: "lasted", timeout: .seconds(10))
         try await withDeadline(.seconds(30), "every connection to close") { await apns.waitUntilNoConnectionIsOpen() }
@@ -79,7 +81,8 @@ import Testing
         #expect(seconds.count == 2 && seconds[0] >= 19.9, "closed before the timeout: \(peer.output)")
         let timeouts = timeline.events.filter { $0.kind == .apnsConnectionClosed && $0["why"] == "handshake timeout" }
         #expect(timeouts.count == 300)
-        #expect(timeouts.allSatisfy { $0["after"] == "20.0 seconds" }, "\(timeouts.first.map { "\($0.attributes)" } ?? "")")
+        #expect(
+            timeouts.allSatisfy { $0["after"] == "20.0 seconds" }, "\(timeouts.first.map { "\($0.attributes)" } ?? "")")
         #expect(apns.log.entries(deviceToken: token).map(\.status) == [200])
     }
 
@@ -133,7 +136,8 @@ import Testing
 
     @Test func aHeaderListOverTheLimitEndsThatConnectionAndSaysWhy() async throws {
         let (apns, timeline) = try await bind { _ in }
-        let flood = try await ChildProcess.run(PackagePaths.python, ["-c", Self.headerFlood, "\(apns.port)", apns.caFile.path])
+        let flood = try await ChildProcess.run(
+            PackagePaths.python, ["-c", Self.headerFlood, "\(apns.port)", apns.caFile.path])
         #expect(flood.standardOutput.contains("refused"), "\(flood.transcript)")
         let closed = try await timeline.waitFor("apns.connection.closed", timeout: .seconds(30)) {
             $0.kind == .apnsConnectionClosed

@@ -7,7 +7,8 @@ import Testing
 /// What FakeAPNs does with accepted notifications, driven through its control API's own entry points
 /// on a real server and a device that records what reaches it.
 @Suite struct DeviceGatewayTests {
-    func start(_ configure: (inout FakeAPNsConfiguration) -> Void = { _ in }) async throws -> (FakeAPNsServer, Timeline) {
+    func start(_ configure: (inout FakeAPNsConfiguration) -> Void = { _ in }) async throws -> (FakeAPNsServer, Timeline)
+    {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
         configure(&configuration)
@@ -28,7 +29,10 @@ import Testing
         server.gateway.setOnline(token, true)
         await server.close()
         #expect(status == "200")
-        #expect(timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"]?.contains("apns-expiration 0") == true })
+        #expect(
+            timeline.events.contains {
+                $0.kind == "apns.discarded" && $0["reason"]?.contains("apns-expiration 0") == true
+            })
         #expect(!timeline.events.contains { $0.kind == .apnsDelivered })
         #expect(server.log.entries(deviceToken: token).last?.decision == "discarded")
     }
@@ -39,7 +43,9 @@ import Testing
         server.gateway.setOnline(token, false)
         _ = try await push(server, token, headers: ["apns-expiration: \(Int(Date().timeIntervalSince1970) - 60)"])
         await server.close()
-        #expect(timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"] == "apns-expiration already passed" })
+        #expect(
+            timeline.events.contains { $0.kind == "apns.discarded" && $0["reason"] == "apns-expiration already passed" }
+        )
     }
 
     @Test func anOnlineDeviceGetsItAtOnceAndTheLogSaysWhen() async throws {
@@ -48,7 +54,8 @@ import Testing
         let token = server.gateway.register(topic: "com.example.app") { delivered.continuation.yield($0) }
         _ = try await push(server, token, headers: ["apns-collapse-id: apod"])
         let stream = delivered.stream
-        let notification = try #require(try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
+        let notification = try #require(
+            try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
         await server.close()
         #expect(notification.collapseId == "apod")
         let entry = try #require(server.log.entries(deviceToken: token).last)

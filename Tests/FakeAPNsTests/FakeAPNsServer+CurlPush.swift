@@ -9,7 +9,8 @@ extension FakeAPNsServer {
         to token: String, topic: String = "com.example.app", headers: [String] = [],
         body: String = #"{"aps":{"content-available":1}}"#
     ) async throws -> String {
-        let jwt = try await PythonProviderToken.sign(keyFile: keyFile.path, keyId: signingKey.keyId, teamId: signingKey.teamId)
+        let jwt = try await PythonProviderToken.sign(
+            keyFile: keyFile.path, keyId: signingKey.keyId, teamId: signingKey.teamId)
         var arguments = [
             "--silent", "--http2", "--cacert", caFile.path, "--output", "/dev/null", "--write-out", "%{http_code}",
             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(topic)",

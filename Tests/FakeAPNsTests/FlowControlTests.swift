@@ -39,7 +39,8 @@ import Testing
                 "curl",
                 [
                     "--silent", "--show-error", "--http2", "--cacert", apns.caFile.path, "--output", "-",
-                    "--write-out", "\n%{http_code}", "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app",
+                    "--write-out", "\n%{http_code}", "-H", "authorization: bearer \(jwt)", "-H",
+                    "apns-topic: com.example.app",
                     "--data-binary", "@\(body.path)", "\(apns.url)/3/device/\(token)",
                 ], timeout: .seconds(60))
             #expect(result.status == 0, "\(result.transcript)")

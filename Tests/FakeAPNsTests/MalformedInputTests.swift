@@ -35,7 +35,8 @@ import Testing
 
     @Test func garbageConnectionsAreClosedAndTheServerKeepsServing() async throws {
         try await FakeAPNsServer.withServer { apns in
-            let abuse = try await ChildProcess.run(PackagePaths.python, ["-c", Self.script, "\(apns.port)", apns.caFile.path])
+            let abuse = try await ChildProcess.run(
+                PackagePaths.python, ["-c", Self.script, "\(apns.port)", apns.caFile.path])
             #expect(abuse.standardOutput.contains("done"), "\(abuse.transcript)")
             let token = apns.gateway.register(topic: "com.example.app") { _ in }
             let status = try await apns.curlPush(to: token, body: "{not json")

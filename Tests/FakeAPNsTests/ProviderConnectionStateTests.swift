@@ -34,7 +34,9 @@ import Testing
     @Test func theFirstValidTokenAuthenticatesTheConnection() {
         var state = ProviderConnectionState()
         #expect(!state.isAuthenticated)
-        #expect(reason(state.authenticate("garbage", environment: "sandbox", verifier: verifier, now: now)) == "InvalidProviderToken")
+        #expect(
+            reason(state.authenticate("garbage", environment: "sandbox", verifier: verifier, now: now))
+                == "InvalidProviderToken")
         #expect(!state.isAuthenticated)
         let token = jwt(key, iat: now.timeIntervalSince1970 - 60)
         #expect(reason(state.authenticate(token, environment: "sandbox", verifier: verifier, now: now)) == nil)
@@ -46,9 +48,14 @@ import Testing
         var state = ProviderConnectionState()
         let token = jwt(key, iat: now.timeIntervalSince1970)
         #expect(reason(state.authenticate(token, environment: "sandbox", verifier: verifier, now: now)) == nil)
-        #expect(reason(state.authenticate(token, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(3599))) == nil)
         #expect(
-            reason(state.authenticate(token, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(3601)))
+            reason(
+                state.authenticate(token, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(3599))
+            ) == nil)
+        #expect(
+            reason(
+                state.authenticate(token, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(3601))
+            )
                 == "ExpiredProviderToken")
     }
 
@@ -58,18 +65,25 @@ import Testing
         _ = state.authenticate(first, environment: "sandbox", verifier: verifier, now: now)
         let soon = jwt(key, iat: now.timeIntervalSince1970 + 600)
         #expect(
-            reason(state.authenticate(soon, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(600)))
+            reason(
+                state.authenticate(soon, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(600)))
                 == "TooManyProviderTokenUpdates")
         let later = jwt(key, iat: now.timeIntervalSince1970 + 1300)
-        #expect(reason(state.authenticate(later, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(1300))) == nil)
+        #expect(
+            reason(
+                state.authenticate(later, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(1300))
+            ) == nil)
     }
 
     @Test func anotherKeyOnTheSameConnectionIsUnrelated() {
         var state = ProviderConnectionState()
-        _ = state.authenticate(jwt(key, iat: now.timeIntervalSince1970), environment: "sandbox", verifier: verifier, now: now)
+        _ = state.authenticate(
+            jwt(key, iat: now.timeIntervalSince1970), environment: "sandbox", verifier: verifier, now: now)
         let other = jwt(otherKey, iat: now.timeIntervalSince1970 + 1300)
         #expect(
-            reason(state.authenticate(other, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(1300)))
+            reason(
+                state.authenticate(other, environment: "sandbox", verifier: verifier, now: now.addingTimeInterval(1300))
+            )
                 == "UnrelatedKeyIdInToken")
     }
 
@@ -78,16 +92,19 @@ import Testing
         verifier.register(key, environment: "production")
         var state = ProviderConnectionState()
         #expect(
-            reason(state.authenticate(jwt(key, iat: now.timeIntervalSince1970), environment: "sandbox", verifier: verifier, now: now))
+            reason(
+                state.authenticate(
+                    jwt(key, iat: now.timeIntervalSince1970), environment: "sandbox", verifier: verifier, now: now))
                 == "BadEnvironmentKeyIdInToken")
     }
 
     /// Apple: `iat` "no more than one hour from the current time", either way.
-    @Test(arguments: [
-        (-3600.0, nil), (-3601.0, "ExpiredProviderToken"), (-86_400.0, "ExpiredProviderToken"), (0.0, nil),
-        (3600.0, nil), (3601.0, "InvalidProviderToken"), (86_400.0, "InvalidProviderToken"),
-        (1e300, "InvalidProviderToken"), (-1e300, "ExpiredProviderToken"),
-    ] as [(Double, String?)])
+    @Test(
+        arguments: [
+            (-3600.0, nil), (-3601.0, "ExpiredProviderToken"), (-86_400.0, "ExpiredProviderToken"), (0.0, nil),
+            (3600.0, nil), (3601.0, "InvalidProviderToken"), (86_400.0, "InvalidProviderToken"),
+            (1e300, "InvalidProviderToken"), (-1e300, "ExpiredProviderToken"),
+        ] as [(Double, String?)])
     func theTokenMustBeIssuedWithinAnHourOfNow(offset: Double, refusal: String?) {
         var state = ProviderConnectionState()
         let token = jwt(key, iat: offset > 1e15 || offset < -1e15 ? offset : now.timeIntervalSince1970 + offset)

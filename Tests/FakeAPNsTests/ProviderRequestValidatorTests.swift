@@ -1,7 +1,8 @@
 import Crypto
-@testable import FakeAPNs
 import Foundation
 import Testing
+
+@testable import FakeAPNs
 
 @Suite struct ProviderRequestValidatorTests {
     let key = ProviderSigningKey(teamId: "TEAM123456", keyId: "KEY1234567")
@@ -27,7 +28,8 @@ import Testing
         var connection = ProviderConnectionState()
         let verifier = verifier
         return validator(unregisteredAt: unregisteredAt).validate(request, environment: environment) { token in
-            if case .failure(let reason) = connection.authenticate(token, environment: environment, verifier: verifier) {
+            if case .failure(let reason) = connection.authenticate(token, environment: environment, verifier: verifier)
+            {
                 return reason
             }
             return nil
@@ -56,7 +58,9 @@ import Testing
         pushType: String? = "background", priority: String? = "5"
     ) -> ProviderRequest {
         var headers: [(name: String, value: String)] = [(":method", method), (":path", path ?? "/3/device/\(token)")]
-        if let authorization { headers.append(("authorization", authorization == "default" ? "bearer \(jwt())" : authorization)) }
+        if let authorization {
+            headers.append(("authorization", authorization == "default" ? "bearer \(jwt())" : authorization))
+        }
         headers.append(("apns-topic", topic))
         if let pushType { headers.append(("apns-push-type", pushType)) }
         if let priority { headers.append(("apns-priority", priority)) }
@@ -106,7 +110,8 @@ import Testing
             headers: request().headers.map { $0.name == "apns-topic" ? (name: $0.name, value: "com.other.app") : $0 },
             body: request().body)
         #expect(reason(wrongTopic) == "DeviceTokenNotForTopic")
-        let noTopic = ProviderRequest(headers: request().headers.filter { $0.name != "apns-topic" }, body: request().body)
+        let noTopic = ProviderRequest(
+            headers: request().headers.filter { $0.name != "apns-topic" }, body: request().body)
         #expect(reason(noTopic) == "MissingTopic")
         #expect(reason(request(), environment: "production") == "BadDeviceToken")
         #expect(reason(request(path: "/3/device/" + token.uppercased())) == nil)
@@ -194,7 +199,6 @@ import Testing
         #expect(ProviderRequestValidator.bearerToken("bearers abc") == nil)
     }
 }
-
 
 /// The word-at-a-time scan for NUL, CR and LF agrees with a byte-by-byte one on every position and length.
 @Suite struct HeaderValueScanTests {

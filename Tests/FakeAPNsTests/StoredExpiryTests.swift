@@ -62,7 +62,8 @@ import Testing
     func notification(_ id: String, to token: String, expiringIn seconds: Int) -> AcceptedNotification {
         AcceptedNotification(
             apnsId: id, deviceToken: token, topic: "com.example.app", pushType: "background", priority: 5,
-            expiration: Int(start.timeIntervalSince1970) + seconds, collapseId: nil, payload: #"{"aps":{"content-available":1}}"#)
+            expiration: Int(start.timeIntervalSince1970) + seconds, collapseId: nil,
+            payload: #"{"aps":{"content-available":1}}"#)
     }
 
     /// A gateway on a manual clock at `start`, with one device that is offline.

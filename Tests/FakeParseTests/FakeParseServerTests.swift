@@ -46,7 +46,8 @@ import Testing
         return Services(apns: apns, parse: parse, timeline: timeline, directory: directory)
     }
 
-    func curl(_ services: Services, _ method: String, _ path: String, master: Bool = false, body: String? = nil) async throws
+    func curl(_ services: Services, _ method: String, _ path: String, master: Bool = false, body: String? = nil)
+        async throws
         -> (status: Int, json: [String: Any], headers: String)
     {
         var arguments = [
@@ -111,10 +112,13 @@ import Testing
         let token = services.apns.gateway.register(topic: "com.razeware.NASA-TV") { delivered.continuation.yield($0) }
         _ = try await curl(
             services, "POST", "/installations",
-            body: #"{"deviceType":"ios","deviceToken":"\#(token)","installationId":"i-1","appIdentifier":"com.razeware.NASA-TV"}"#)
+            body:
+                #"{"deviceType":"ios","deviceToken":"\#(token)","installationId":"i-1","appIdentifier":"com.razeware.NASA-TV"}"#
+        )
         let push = try await curl(
             services, "POST", "/push", master: true,
-            body: #"{"where":{"deviceType":"ios"},"data":{"content-available":1,"push_type":"background","priority":5,"photoTitle":"Nebula"}}"#
+            body:
+                #"{"where":{"deviceType":"ios"},"data":{"content-available":1,"push_type":"background","priority":5,"photoTitle":"Nebula"}}"#
         )
         let stream = delivered.stream
         let notification = try #require(
@@ -126,7 +130,8 @@ import Testing
         #expect(push.headers.lowercased().contains("x-parse-push-status-id:"))
         #expect(notification.pushType == "background")
         #expect(notification.priority == 5)
-        let payload = try #require(JSONSerialization.jsonObject(with: Data(notification.payload.utf8)) as? [String: Any])
+        let payload = try #require(
+            JSONSerialization.jsonObject(with: Data(notification.payload.utf8)) as? [String: Any])
         #expect((payload["aps"] as? [String: Any])?["content-available"] as? Int == 1)
         #expect(payload["photoTitle"] as? String == "Nebula")
     }

@@ -33,7 +33,9 @@ import Testing
     }
 
     @Test func silentPushMapsToApsContentAvailableAndHeaders() throws {
-        let payload = PushPayload(data: ["content-available": 1, "push_type": "background", "priority": 5, "photoTitle": "Nebula"])
+        let payload = PushPayload(data: [
+            "content-available": 1, "push_type": "background", "priority": 5, "photoTitle": "Nebula",
+        ])
         let json = try object(payload)
         #expect((json["aps"] as? [String: Any])?["content-available"] as? Int == 1)
         #expect(json["photoTitle"] as? String == "Nebula")
@@ -62,20 +64,23 @@ import Testing
     }
 
     /// A stored badge is the client's number; an `Increment` push never overflows on it.
-    @Test(arguments: [
-        (nil, 1), (0, 1), (4, 5), (-7, 1), (2_147_483_646, 2_147_483_647), (2_147_483_647, 2_147_483_647),
-        (Int.max, 2_147_483_647), (Int.min, 1),
-    ] as [(Int?, Int)])
+    @Test(
+        arguments: [
+            (nil, 1), (0, 1), (4, 5), (-7, 1), (2_147_483_646, 2_147_483_647), (2_147_483_647, 2_147_483_647),
+            (Int.max, 2_147_483_647), (Int.min, 1),
+        ] as [(Int?, Int)])
     func anIncrementedBadgeStaysInTheRangeIOSShows(stored: Int?, sent: Int) {
         #expect(PushSender.incremented(stored) == sent)
     }
 
     /// A saved badge, as JSON reads it: a whole number in what iOS shows is kept, anything else refused.
-    @Test(arguments: [
-        ("0", 0), ("7", 7), ("7.0", 7), ("2147483647", 2_147_483_647), ("true", nil), ("false", nil), ("1.5", nil),
-        ("-1", nil), (#""3""#, nil), ("{}", nil), (#"{"__op": "Increment"}"#, nil), ("[1]", nil), ("2147483648", nil),
-        ("9223372036854775807", nil), ("1e300", nil),
-    ] as [(String, Int?)])
+    @Test(
+        arguments: [
+            ("0", 0), ("7", 7), ("7.0", 7), ("2147483647", 2_147_483_647), ("true", nil), ("false", nil), ("1.5", nil),
+            ("-1", nil), (#""3""#, nil), ("{}", nil), (#"{"__op": "Increment"}"#, nil), ("[1]", nil),
+            ("2147483648", nil),
+            ("9223372036854775807", nil), ("1e300", nil),
+        ] as [(String, Int?)])
     func aSavedBadgeIsAWholeNumberIOSShows(json: String, kept: Int?) throws {
         let object = try JSONSerialization.jsonObject(with: Data(#"{"badge": \#(json)}"#.utf8)) as? [String: Any]
         let value = try #require(object?["badge"])
@@ -90,7 +95,8 @@ import Testing
 /// Parse's ISO dates, read without ICU.
 @Suite struct ISODateTests {
     @Test(arguments: [
-        ("1970-01-01T00:00:00Z", 0), ("2015-03-19T22:05:08Z", 1_426_802_708), ("2015-03-19T22:05:08.123Z", 1_426_802_708),
+        ("1970-01-01T00:00:00Z", 0), ("2015-03-19T22:05:08Z", 1_426_802_708),
+        ("2015-03-19T22:05:08.123Z", 1_426_802_708),
         ("2030-01-01T00:00:00.000000001Z", 1_893_456_000), ("2015-03-19T23:05:08+01:00", 1_426_802_708),
         ("2000-02-29T12:00:00Z", 951_825_600), ("9999-12-31T23:59:59Z", 253_402_300_799),
     ])

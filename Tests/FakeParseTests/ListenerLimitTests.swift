@@ -50,7 +50,8 @@ import Glibc
             "curl", ["--silent", "--write-out", "%{http_code}", "-o", "/dev/null", services.parse.url + "/health"])
         let extra = (1...6).flatMap { ["-H", "X-Extra-\($0): 1"] }
         let refused = try await ChildProcess.run(
-            "curl", ["--silent", "--write-out", "%{http_code}", "-o", "/dev/null"] + extra + [services.parse.url + "/health"])
+            "curl",
+            ["--silent", "--write-out", "%{http_code}", "-o", "/dev/null"] + extra + [services.parse.url + "/health"])
         let events = timeline.events.filter { $0.kind == .serviceLimitReached }
         await services.close()
         #expect(fine.standardOutput == "200", "\(fine.transcript)")

@@ -1,7 +1,8 @@
 import Foundation
-@testable import HarnessCore
 import HarnessTimeline
 import Testing
+
+@testable import HarnessCore
 
 @Suite struct ChainVerdictTests {
     func events(_ kinds: [(String, [String: String])]) -> [TimelineEvent] {
@@ -21,8 +22,12 @@ import Testing
 
     @Test func linksMustAppearInOrder() {
         let chain = [EventPattern(kind: "a"), EventPattern(kind: "b")]
-        let inOrder = ChainVerdict.evaluate(expectation(chain: chain), events: events([("a", [:]), ("b", [:])])) { _ in nil }
-        let reversed = ChainVerdict.evaluate(expectation(chain: chain), events: events([("b", [:]), ("a", [:])])) { _ in nil }
+        let inOrder = ChainVerdict.evaluate(expectation(chain: chain), events: events([("a", [:]), ("b", [:])])) { _ in
+            nil
+        }
+        let reversed = ChainVerdict.evaluate(expectation(chain: chain), events: events([("b", [:]), ("a", [:])])) { _ in
+            nil
+        }
         #expect(inOrder.passed)
         #expect(!reversed.passed)
         #expect(reversed.links[0].event != nil)
@@ -32,9 +37,11 @@ import Testing
     @Test func attributesMustMatch() {
         let chain = [EventPattern(kind: "app.fetchCompleted", attributes: ["result": .equals("newData")])]
         let failed = ChainVerdict.evaluate(
-            expectation(chain: chain), events: events([("app.fetchCompleted", ["result": "failed"])])) { _ in nil }
+            expectation(chain: chain), events: events([("app.fetchCompleted", ["result": "failed"])])
+        ) { _ in nil }
         let good = ChainVerdict.evaluate(
-            expectation(chain: chain), events: events([("app.fetchCompleted", ["result": "newData"])])) { _ in nil }
+            expectation(chain: chain), events: events([("app.fetchCompleted", ["result": "newData"])])
+        ) { _ in nil }
         #expect(!failed.chainComplete)
         #expect(good.chainComplete)
     }
@@ -42,14 +49,16 @@ import Testing
     @Test func aFixtureDigestIsComparedWithTheAttribute() {
         let chain = [EventPattern(kind: "transfer.completed", attributes: ["sha256": .sha256OfFixture("photo.jpg")])]
         let events = events([("transfer.completed", ["sha256": "abc"])])
-        #expect(ChainVerdict.evaluate(expectation(chain: chain), events: events) { $0 == "photo.jpg" ? "abc" : nil }.passed)
+        #expect(
+            ChainVerdict.evaluate(expectation(chain: chain), events: events) { $0 == "photo.jpg" ? "abc" : nil }.passed)
         #expect(!ChainVerdict.evaluate(expectation(chain: chain), events: events) { _ in "def" }.passed)
     }
 
     @Test func aForbiddenEventFailsACompleteChain() {
         let verdict = ChainVerdict.evaluate(
             expectation(chain: [EventPattern(kind: "a")], never: [EventPattern(kind: "device.watchdog.killed")]),
-            events: events([("a", [:]), ("device.watchdog.killed", ["reason": "r"])])) { _ in nil }
+            events: events([("a", [:]), ("device.watchdog.killed", ["reason": "r"])])
+        ) { _ in nil }
         #expect(verdict.chainComplete)
         #expect(!verdict.passed)
         #expect(verdict.violations.count == 1)
@@ -72,24 +81,28 @@ import Testing
         let once = ChainVerdict.evaluate(expectation, events: events([("device.push.received", [:])])) { _ in nil }
         #expect(once.passed)
         let twice = ChainVerdict.evaluate(
-            expectation, events: events([("device.push.received", [:]), ("device.push.received", [:])])) { _ in nil }
+            expectation, events: events([("device.push.received", [:]), ("device.push.received", [:])])
+        ) { _ in nil }
         #expect(!twice.passed)
         #expect(twice.overrun, "past its maximum: waiting cannot help")
         #expect(twice.countProblems.first?.1 == 2)
         let none = ChainVerdict.evaluate(expectation, events: []) { _ in nil }
         #expect(!none.passed && !none.overrun, "below its minimum: more may still come")
-        #expect(CountExpectation(pattern: received, atLeast: 2, atMost: nil).description == "device.push.received at least 2 times")
+        #expect(
+            CountExpectation(pattern: received, atLeast: 2, atMost: nil).description
+                == "device.push.received at least 2 times")
     }
 
     @Test func aBrokenChainGetsAHintFromTheEventsThatExplainIt() {
         let chain = [EventPattern(kind: "device.push.delivered")]
         let timeline = events([
-            ("device.push.received", ["decision": "notLaunchedAfterForceQuit"]),
+            ("device.push.received", ["decision": "notLaunchedAfterForceQuit"])
         ])
         let verdict = ChainVerdict.evaluate(expectation(chain: chain), events: timeline) { _ in nil }
         let text = VerdictFormatterProbe.explain(verdict, events: timeline)
         #expect(text.contains("The chain broke at link 1: expected device.push.delivered"))
-        #expect(text.contains("hint: the push reached the device but did not wake the app: the user force-quit the app"))
+        #expect(
+            text.contains("hint: the push reached the device but did not wake the app: the user force-quit the app"))
     }
 }
 
@@ -104,7 +117,8 @@ import Testing
 
     @Test func aSubsetOfNestedKeysMatchesWhateverElseIsThere() {
         let wanted = JSONSubset.object([
-            (key: "photoTitle", value: .scalar("Nebula")), (key: "aps", value: .object([(key: "content-available", value: .scalar("1"))])),
+            (key: "photoTitle", value: .scalar("Nebula")),
+            (key: "aps", value: .object([(key: "content-available", value: .scalar("1"))])),
         ])
         #expect(matches(wanted, #"{"aps":{"content-available":1,"sound":""},"photoTitle":"Nebula","extra":true}"#))
         #expect(!matches(wanted, #"{"aps":{"content-available":0},"photoTitle":"Nebula"}"#), "a different number")
@@ -132,7 +146,9 @@ enum VerdictFormatterProbe {
     }
 
     @Test func verdictsAndEventKindsGetTheirColours() {
-        #expect(TerminalStyle.colour("PASS silent-push-photo in 6.5 s") == "\u{1B}[32;1mPASS silent-push-photo in 6.5 s\u{1B}[0m")
+        #expect(
+            TerminalStyle.colour("PASS silent-push-photo in 6.5 s")
+                == "\u{1B}[32;1mPASS silent-push-photo in 6.5 s\u{1B}[0m")
         #expect(TerminalStyle.colour("  ✗ app.fetchCompleted  not seen").hasPrefix("\u{1B}[31m"))
         let event = TerminalStyle.colour("   6.776s  device.app.exited    cause=crashed")
         #expect(event == "   6.776s  \u{1B}[36mdevice.app.exited\u{1B}[0m    cause=crashed")
@@ -173,7 +189,9 @@ enum VerdictFormatterProbe {
         view.say(progress(100, at: 0.2))
         view.say(progress(400, at: 0.3))
         view.say("PASS silent-push-photo in 6.5 s")
-        #expect(screen.written.withLock { $0 } == progress(100, at: 0.2) + "\n" + progress(400, at: 0.3) + "\nPASS silent-push-photo in 6.5 s\n")
+        #expect(
+            screen.written.withLock { $0 } == progress(100, at: 0.2) + "\n" + progress(400, at: 0.3)
+                + "\nPASS silent-push-photo in 6.5 s\n")
     }
 
     @Test func progressLinesAreToldByTheirKindColumn() {
@@ -219,7 +237,8 @@ enum VerdictFormatterProbe {
         #expect(page.contains(escapedStart))
         let plotStart = try #require(page.range(of: "<svg class=\"plot\""))
         let plot = page[plotStart.lowerBound...].prefix { _ in true }.split(separator: "</svg>", maxSplits: 1)[0]
-        #expect(!plot.contains("nan") && !plot.contains("inf"), "nothing that cannot be drawn reaches the plot: \(plot)")
+        #expect(
+            !plot.contains("nan") && !plot.contains("inf"), "nothing that cannot be drawn reaches the plot: \(plot)")
         #expect(plot.contains("no throttle configured"), "an infinite rate is no rate")
         #expect(plot.contains("data-series=\"1\""))
         let index = HTMLReport.batchIndex([result], seconds: 3, parallel: 1)

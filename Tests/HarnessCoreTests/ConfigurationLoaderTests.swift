@@ -91,27 +91,42 @@ import Testing
 
     @Test func badValuesAreErrors() throws {
         #expect(error(valid.replacingOccurrences(of: "100KB/s", with: "fast"))?.keyPath == "services.media.throttle")
-        #expect(error(valid.replacingOccurrences(of: "backgroundPushBudget: 3s", with: "backgroundPushBudget: soon"))?.keyPath
-            == "services.device.backgroundPushBudget")
-        #expect(error(valid.replacingOccurrences(of: "port: 0", with: "port: 70000"))?.message.contains("between 0 and 65535") == true)
-        #expect(error(valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- launch: nope"))?.message.contains("no app named 'nope'") == true)
-        #expect(error(valid.replacingOccurrences(of: "version: 1", with: "version: 2"))?.message.contains("only version 1") == true)
-        #expect(error(valid.replacingOccurrences(of: "remote-notification]", with: "teleport]"))?.message.contains("unknown background mode") == true)
+        #expect(
+            error(valid.replacingOccurrences(of: "backgroundPushBudget: 3s", with: "backgroundPushBudget: soon"))?
+                .keyPath
+                == "services.device.backgroundPushBudget")
+        #expect(
+            error(valid.replacingOccurrences(of: "port: 0", with: "port: 70000"))?.message.contains(
+                "between 0 and 65535") == true)
+        #expect(
+            error(valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- launch: nope"))?.message.contains(
+                "no app named 'nope'") == true)
+        #expect(
+            error(valid.replacingOccurrences(of: "version: 1", with: "version: 2"))?.message.contains("only version 1")
+                == true)
+        #expect(
+            error(valid.replacingOccurrences(of: "remote-notification]", with: "teleport]"))?.message.contains(
+                "unknown background mode") == true)
     }
 
     @Test func mediaFaultsAreReadForTheServicesAndForAScenario() throws {
         let text = valid.replacingOccurrences(
             of: "    throttle: 100KB/s\n",
-            with: "    throttle: 100KB/s\n    faults:\n      - {fault: status, status: 503, retryAfter: 2, count: 1}\n")
-            .replacingOccurrences(
-                of: "    description: d\n",
-                with: "    description: d\n    media:\n      faults:\n        - {fault: reset, afterBytes: 123456, path: /photos/*, count: 1}\n        - {fault: fin, afterFraction: 0.5, probability: 0.25, seed: 7}\n")
+            with: "    throttle: 100KB/s\n    faults:\n      - {fault: status, status: 503, retryAfter: 2, count: 1}\n"
+        )
+        .replacingOccurrences(
+            of: "    description: d\n",
+            with:
+                "    description: d\n    media:\n      faults:\n        - {fault: reset, afterBytes: 123456, path: /photos/*, count: 1}\n        - {fault: fin, afterFraction: 0.5, probability: 0.25, seed: 7}\n"
+        )
         let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
         #expect(configuration.services.media.faults.map(\.fault) == [.status])
         let paced = try ConfigurationLoader.parse(
             valid.replacingOccurrences(
                 of: "    throttle: 100KB/s\n",
-                with: "    throttle: 100KB/s\n    serverThrottle: 1MB/s\n    burst: 65536\n    latency: 80ms\n    firstByteDelay: 1s\n"),
+                with:
+                    "    throttle: 100KB/s\n    serverThrottle: 1MB/s\n    burst: 65536\n    latency: 80ms\n    firstByteDelay: 1s\n"
+            ),
             file: "harness.yml")
         #expect(paced.services.media.serverThrottle == 1_000_000 && paced.services.media.burst == 65_536)
         #expect(paced.services.media.latency == .milliseconds(80) && paced.services.media.firstByteDelay == .seconds(1))
@@ -124,7 +139,9 @@ import Testing
 
     @Test func badMediaFaultsSayWhatAndWhere() throws {
         func faulty(_ rule: String) -> ConfigurationError? {
-            error(valid.replacingOccurrences(of: "    throttle: 100KB/s\n", with: "    throttle: 100KB/s\n    faults:\n      - \(rule)\n"))
+            error(
+                valid.replacingOccurrences(
+                    of: "    throttle: 100KB/s\n", with: "    throttle: 100KB/s\n    faults:\n      - \(rule)\n"))
         }
         let unknown = try #require(faulty("{fault: explode}"))
         #expect(unknown.keyPath == "services.media.faults[0].fault")
@@ -143,13 +160,17 @@ import Testing
     @Test func lifeCycleStepsAndTransferTimingAreRead() throws {
         let text = valid.replacingOccurrences(
             of: "      - launch: nasa-tv\n",
-            with: "      - launch: nasa-tv\n      - crash: nasa-tv\n      - jetsam: nasa-tv\n      - forceQuit: nasa-tv\n"
+            with:
+                "      - launch: nasa-tv\n      - crash: nasa-tv\n      - jetsam: nasa-tv\n      - forceQuit: nasa-tv\n"
         ).replacingOccurrences(
             of: "    backgroundPushBudget: 3s\n",
             with: "    backgroundPushBudget: 3s\n    transferRetryDelay: 250ms\n    transferResourceTimeout: 1h\n")
         let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
         let steps = try #require(configuration.scenario(named: "first")).steps
-        #expect(steps.prefix(4).map(\.description) == ["launch nasa-tv", "crash nasa-tv", "jetsam nasa-tv", "forceQuit nasa-tv"])
+        #expect(
+            steps.prefix(4).map(\.description) == [
+                "launch nasa-tv", "crash nasa-tv", "jetsam nasa-tv", "forceQuit nasa-tv",
+            ])
         #expect(configuration.services.device.transfers.retryDelay == .milliseconds(250))
         #expect(configuration.services.device.transfers.resourceTimeout == .seconds(3600))
         let unknown = valid.replacingOccurrences(of: "      - launch: nasa-tv\n", with: "      - crash: podcasts\n")
@@ -159,18 +180,23 @@ import Testing
     @Test func pushPolicySettingsAreRead() throws {
         let text = valid.replacingOccurrences(
             of: "    backgroundPushBudget: 3s\n",
-            with: "    backgroundPushBudget: 3s\n    lowPowerMode: true\n    backgroundAppRefresh: false\n    pushBudget: {perHour: 2, perDay: 12}\n")
+            with:
+                "    backgroundPushBudget: 3s\n    lowPowerMode: true\n    backgroundAppRefresh: false\n    pushBudget: {perHour: 2, perDay: 12}\n"
+        )
         let policy = try ConfigurationLoader.parse(text, file: "harness.yml").services.device.pushPolicy
         #expect(policy.lowPowerMode && !policy.backgroundAppRefresh)
         #expect(policy.wakesPerHour == 2 && policy.wakesPerDay == 12)
         let permissive = valid.replacingOccurrences(
             of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: permissive\n")
-        #expect(try ConfigurationLoader.parse(permissive, file: "harness.yml").services.device.pushPolicy.wakesPerHour == nil)
+        #expect(
+            try ConfigurationLoader.parse(permissive, file: "harness.yml").services.device.pushPolicy.wakesPerHour
+                == nil)
         let wrong = valid.replacingOccurrences(
             of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    lowPowerMode: yes\n")
         #expect(error(wrong)?.message.contains("expected true or false, found 'yes'") == true)
         let unknown = valid.replacingOccurrences(
-            of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: {perMinute: 1}\n")
+            of: "    backgroundPushBudget: 3s\n", with: "    backgroundPushBudget: 3s\n    pushBudget: {perMinute: 1}\n"
+        )
         #expect(error(unknown)?.message.contains("perMinute") == true)
     }
 
@@ -194,11 +220,13 @@ import Testing
                         - {event: transfer.progress, where: {task: "1"}, atLeast: 2}
                       settle: 2s
                 """)
-        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first")).expectation
+        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first"))
+            .expectation
         #expect(expectation.eventually.map(\.kind) == ["app.localNotification"])
-        #expect(expectation.counts.map(\.description) == [
-            "device.push.received exactly 1 time", "transfer.progress {task: 1} at least 2 times",
-        ])
+        #expect(
+            expectation.counts.map(\.description) == [
+                "device.push.received exactly 1 time", "transfer.progress {task: 1} at least 2 times",
+            ])
         #expect(expectation.settle == .seconds(2))
         let both = text.replacingOccurrences(of: "count: 1}", with: "count: 1, atMost: 3}")
         #expect(error(both)?.message.contains("either 'count' or 'atLeast'/'atMost'") == true)
@@ -207,9 +235,14 @@ import Testing
     @Test func jsonMatchesReadNestedKeysAndSayWhereTheyAreWrong() throws {
         let text = valid.replacingOccurrences(
             of: "        - parse.push.accepted\n",
-            with: "        - device.push.received: {payload: {json: {photoTitle: Nebula, aps: {content-available: 1}}}}\n")
-        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first")).expectation
-        #expect(expectation.chain[0].description == "device.push.received {payload: JSON with {photoTitle: Nebula, aps: {content-available: 1}}}")
+            with:
+                "        - device.push.received: {payload: {json: {photoTitle: Nebula, aps: {content-available: 1}}}}\n"
+        )
+        let expectation = try #require(ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first"))
+            .expectation
+        #expect(
+            expectation.chain[0].description
+                == "device.push.received {payload: JSON with {photoTitle: Nebula, aps: {content-available: 1}}}")
         let scalar = valid.replacingOccurrences(
             of: "        - parse.push.accepted\n", with: "        - device.push.received: {payload: {json: Nebula}}\n")
         let problem = try #require(error(scalar))

@@ -1,7 +1,8 @@
-import Foundation
 import DeviceSimulator
-@testable import HarnessCore
+import Foundation
 import Testing
+
+@testable import HarnessCore
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,9 @@ import Glibc
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         try #require(bound == 0, "bind \(path): errno \(errno)")
     }
@@ -51,10 +54,11 @@ import Glibc
         #expect(left == [names.live, names.file, names.other])
     }
 
-    @Test(arguments: [
-        ("harness-42-7.sock", 42), ("harness-42.sock", nil), ("harness-x-7.sock", nil), ("harness-0-7.sock", nil),
-        ("harness-42-7.sock.bak", nil), ("harness-42-7-9.sock", nil),
-    ] as [(String, Int32?)])
+    @Test(
+        arguments: [
+            ("harness-42-7.sock", 42), ("harness-42.sock", nil), ("harness-x-7.sock", nil), ("harness-0-7.sock", nil),
+            ("harness-42-7.sock.bak", nil), ("harness-42-7-9.sock", nil),
+        ] as [(String, Int32?)])
     func onlyOurNamesHaveAnOwner(name: String, owner: Int32?) {
         #expect(LeftoverSockets.owner(ofName: name) == owner)
     }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import HarnessCore
 import Testing
+
+@testable import HarnessCore
 
 /// A run's teardown always ends: a part that will not stop is left behind after its limit, not waited
 /// for forever.

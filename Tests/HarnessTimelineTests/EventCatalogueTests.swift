@@ -27,7 +27,8 @@ import Testing
     /// or names an `EventKind` constant.
     @Test func everyKindPublishedInTheSourcesIsCatalogued() throws {
         let sources = Self.root.appendingPathComponent("Sources")
-        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }
+        let files =
+            FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".swift") } ?? []
         let known = Set(EventCatalogue.all.map(\.kind.rawValue))
         let kindPattern = #""((?:harness|service|parse|apns|device|app|transfer|media)\.[a-zA-Z.]+)""#

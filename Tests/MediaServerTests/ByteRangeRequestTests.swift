@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func overlappingOrAdjacentRangesAreMergedInOrder() {
-        #expect(ByteRangeRequest(header: "bytes=500-600,0-10,550-700,11-20", length: 1000) == .multiple([0...20, 500...700]))
+        #expect(
+            ByteRangeRequest(header: "bytes=500-600,0-10,550-700,11-20", length: 1000)
+                == .multiple([0...20, 500...700]))
         #expect(ByteRangeRequest(header: "bytes=0-10,0-10,0-10", length: 1000) == .partial(0...10))
     }
 

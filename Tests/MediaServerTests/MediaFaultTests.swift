@@ -127,7 +127,8 @@ import Testing
         var disagreements: [String] = []
         for pattern in patterns {
             for text in texts where Glob.matches(pattern[...], text[...]) != reference(pattern, text) {
-                disagreements.append("\(String(decoding: pattern, as: UTF8.self)) on \(String(decoding: text, as: UTF8.self))")
+                disagreements.append(
+                    "\(String(decoding: pattern, as: UTF8.self)) on \(String(decoding: text, as: UTF8.self))")
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
@@ -199,15 +200,20 @@ import Testing
             let result = try await curl(["--output", output.path, server.url + Self.path])
             #expect(result.status == 18, "partial file: \(result.transcript)")
             #expect(try Data(contentsOf: output) == Data(Self.body[0..<100_000]))
-            #expect(timeline.events.contains { $0.kind == .mediaFaultFired && $0["how"] == "FIN" && $0["atByte"] == "100000" })
+            #expect(
+                timeline.events.contains {
+                    $0.kind == .mediaFaultFired && $0["how"] == "FIN" && $0["atByte"] == "100000"
+                })
         }
     }
 
     @Test func aChangedETagMakesAResumeWithIfRangeStartOver() async throws {
         try await withServer { server, root, _ in
             let first = try await curl(["--head", server.url + Self.path])
-            let etag = try #require(first.standardOutput.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("etag:") })
-                .dropFirst("etag:".count).trimmingCharacters(in: .whitespaces)
+            let etag = try #require(
+                first.standardOutput.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("etag:") }
+            )
+            .dropFirst("etag:".count).trimmingCharacters(in: .whitespaces)
             try server.addFault(fault(.changeETag))
             let output = root.appendingPathComponent("resume")
             try Data(Self.body[0..<50_000]).write(to: output)
@@ -280,7 +286,9 @@ import Testing
         try await withServer { server, root, _ in
             try server.addFault(fault(.ignoreRange))
             let output = root.appendingPathComponent("whole")
-            let result = try await curl(["--dump-header", "-", "--range", "100-199", "--output", output.path, server.url + Self.path])
+            let result = try await curl([
+                "--dump-header", "-", "--range", "100-199", "--output", output.path, server.url + Self.path,
+            ])
             #expect(result.standardOutput.hasPrefix("HTTP/1.1 200"))
             #expect(!result.standardOutput.lowercased().contains("accept-ranges"))
             #expect(try Data(contentsOf: output).count == 200_000)
@@ -333,19 +341,23 @@ import Testing
             #expect(added.standardOutput.hasSuffix("\n201"), "\(added.transcript)")
             #expect(added.standardOutput.hasPrefix(#"{"id":1}"#))
             let refused = try await curl([
-                "-X", "POST", "--data", #"{"fault":"reset"}"#, "--write-out", "\n%{http_code}", server.controlURL + "/faults",
+                "-X", "POST", "--data", #"{"fault":"reset"}"#, "--write-out", "\n%{http_code}",
+                server.controlURL + "/faults",
             ])
             #expect(refused.standardOutput.hasSuffix("\n400"))
             #expect(refused.standardOutput.contains("afterBytes"), "\(refused.transcript)")
             let unknown = try await curl([
-                "-X", "POST", "--data", #"{"fault":"explode"}"#, "--write-out", "\n%{http_code}", server.controlURL + "/faults",
+                "-X", "POST", "--data", #"{"fault":"explode"}"#, "--write-out", "\n%{http_code}",
+                server.controlURL + "/faults",
             ])
             #expect(unknown.standardOutput.hasSuffix("\n400"))
             #expect(unknown.standardOutput.contains("closeBeforeHeaders"), "names the kinds: \(unknown.transcript)")
             _ = try await curl(["--output", "/dev/null", server.url + Self.path])
             let listed = try await curl([server.controlURL + "/faults"])
             #expect(listed.standardOutput.contains(#""fired":1"#), "\(listed.transcript)")
-            let deleted = try await curl(["-X", "DELETE", "--write-out", "%{http_code}", server.controlURL + "/faults/1"])
+            let deleted = try await curl([
+                "-X", "DELETE", "--write-out", "%{http_code}", server.controlURL + "/faults/1",
+            ])
             #expect(deleted.standardOutput == "204")
             #expect(server.faultRules.isEmpty)
         }

@@ -52,7 +52,8 @@ import Testing
         configuration.requestTimeout = .seconds(1)
         let timeline = Timeline()
         let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
-        async let abuse = ChildProcess.run(PackagePaths.python, ["-c", Self.script, "\(server.port)"], timeout: .seconds(90))
+        async let abuse = ChildProcess.run(
+            PackagePaths.python, ["-c", Self.script, "\(server.port)"], timeout: .seconds(90))
         // Served while the abuse goes on.
         let normal = try await ChildProcess.run(
             "curl", ["--silent", "--output", "/dev/null", "--write-out", "%{http_code}", server.url + "/file.bin"])
@@ -118,6 +119,7 @@ import Testing
                 "held again: HTTP/1.1 200 OK",
             ], "\(report.transcript)")
         let reached = timeline.events.filter { $0.kind == .serviceLimitReached }
-        #expect(reached.count == 1 && reached.first?["service"] == "media" && reached.first?["limit"] == "2 connections")
+        #expect(
+            reached.count == 1 && reached.first?["service"] == "media" && reached.first?["limit"] == "2 connections")
     }
 }

@@ -23,7 +23,9 @@ import Testing
     @Test func getServesTheWholeFileWithValidators() async throws {
         let (server, root) = try await startServer()
         let output = root.appendingPathComponent("out")
-        let result = try await curl(["--dump-header", "-", "--output", output.path, server.url + "/photos/dailyphoto.jpg"])
+        let result = try await curl([
+            "--dump-header", "-", "--output", output.path, server.url + "/photos/dailyphoto.jpg",
+        ])
         await server.close()
         #expect(result.standardOutput.hasPrefix("HTTP/1.1 200"))
         let headers = result.standardOutput.lowercased()
@@ -57,7 +59,9 @@ import Testing
 
     @Test func anUnsatisfiableRangeGives416WithTheLength() async throws {
         let (server, _) = try await startServer()
-        let result = try await curl(["--dump-header", "-", "--output", "/dev/null", "--range", "300000-", server.url + "/photos/dailyphoto.jpg"])
+        let result = try await curl([
+            "--dump-header", "-", "--output", "/dev/null", "--range", "300000-", server.url + "/photos/dailyphoto.jpg",
+        ])
         await server.close()
         #expect(result.standardOutput.hasPrefix("HTTP/1.1 416"))
         #expect(result.standardOutput.lowercased().contains("content-range: bytes */200000"))
@@ -67,7 +71,9 @@ import Testing
         let (server, root) = try await startServer()
         let output = root.appendingPathComponent("resumed")
         try Data(Self.body[0..<123_456]).write(to: output)
-        let result = try await curl(["--continue-at", "-", "--output", output.path, server.url + "/photos/dailyphoto.jpg"])
+        let result = try await curl([
+            "--continue-at", "-", "--output", output.path, server.url + "/photos/dailyphoto.jpg",
+        ])
         await server.close()
         #expect(result.status == 0, "\(result.transcript)")
         #expect(try Data(contentsOf: output) == Data(Self.body))
@@ -86,7 +92,9 @@ import Testing
     @Test(arguments: ["/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/photos/missing.jpg"])
     func pathsOutsideTheRootOrMissingAre404(path: String) async throws {
         let (server, _) = try await startServer()
-        let result = try await curl(["--path-as-is", "--output", "/dev/null", "--write-out", "%{http_code}", server.url + path])
+        let result = try await curl([
+            "--path-as-is", "--output", "/dev/null", "--write-out", "%{http_code}", server.url + path,
+        ])
         await server.close()
         #expect(result.standardOutput == "404")
     }
@@ -96,7 +104,9 @@ import Testing
     @Test func aThrottledDownloadTakesAtLeastItsSizeOverTheRateAndDeliversEveryByte() async throws {
         let (server, root) = try await startServer(throttle: 400_000)
         let output = root.appendingPathComponent("throttled")
-        let result = try await curl(["--output", output.path, "--write-out", "%{time_total}", server.url + "/photos/dailyphoto.jpg"])
+        let result = try await curl([
+            "--output", output.path, "--write-out", "%{time_total}", server.url + "/photos/dailyphoto.jpg",
+        ])
         await server.close()
         #expect(result.status == 0)
         #expect(try Data(contentsOf: output) == Data(Self.body))
@@ -115,7 +125,8 @@ import Testing
         let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
         let before = try await ChildProcess.run("curl", ["--silent", server.controlURL + "/settings"])
         let changed = try await ChildProcess.run(
-            "curl", ["--silent", "-X", "PUT", "--data", #"{"throttleBytesPerSecond":8000}"#, server.controlURL + "/settings"])
+            "curl",
+            ["--silent", "-X", "PUT", "--data", #"{"throttleBytesPerSecond":8000}"#, server.controlURL + "/settings"])
         let refused = try await ChildProcess.run(
             "curl",
             [

@@ -31,13 +31,16 @@ import Testing
     }
 
     /// The status line and headers curl saw, header names lowercased.
-    func head(_ server: MediaServer, _ arguments: [String]) async throws -> (status: String, headers: [String: String]) {
-        let result = try await curl(["--dump-header", "-", "--output", "/dev/null"] + arguments + [server.url + Self.path])
+    func head(_ server: MediaServer, _ arguments: [String]) async throws -> (status: String, headers: [String: String])
+    {
+        let result = try await curl(
+            ["--dump-header", "-", "--output", "/dev/null"] + arguments + [server.url + Self.path])
         let lines = result.standardOutput.components(separatedBy: "\r\n")
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return (String(lines.first?.split(separator: " ").dropFirst().first ?? ""), headers)
     }
@@ -46,7 +49,9 @@ import Testing
     @Test func aFileNameWithATrailingSlashIsNotFound() async throws {
         try await withServer { server, _ in
             let file = try await curl(["--output", "/dev/null", "--write-out", "%{http_code}", server.url + Self.path])
-            let slashed = try await curl(["--output", "/dev/null", "--write-out", "%{http_code}", server.url + Self.path + "/"])
+            let slashed = try await curl([
+                "--output", "/dev/null", "--write-out", "%{http_code}", server.url + Self.path + "/",
+            ])
             #expect(file.standardOutput == "200")
             #expect(slashed.standardOutput == "404")
         }
@@ -69,11 +74,13 @@ import Testing
             #expect(try await head(server, ["--time-cond", "Thu, 01 Jan 1970 00:00:00 GMT"]).status == "200")
             #expect(try await head(server, ["-H", "If-Match: \"other\""]).status == "412")
             #expect(try await head(server, ["-H", "If-Match: \(etag)"]).status == "200")
-            #expect(try await head(server, ["-H", "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]).status == "412")
+            #expect(
+                try await head(server, ["-H", "If-Unmodified-Since: Thu, 01 Jan 1970 00:00:00 GMT"]).status == "412")
             // If-Range with the exact Last-Modified keeps the range; any other date drops it.
             #expect(try await head(server, ["--range", "0-9", "-H", "If-Range: \(lastModified)"]).status == "206")
             #expect(
-                try await head(server, ["--range", "0-9", "-H", "If-Range: Thu, 01 Jan 1970 00:00:00 GMT"]).status == "200")
+                try await head(server, ["--range", "0-9", "-H", "If-Range: Thu, 01 Jan 1970 00:00:00 GMT"]).status
+                    == "200")
             #expect(try await head(server, ["--range", "0-9", "-H", "If-Range: \(etag)"]).status == "206")
             // HEAD with a Range gets the whole resource's headers: ranges are defined for GET only.
             let headRange = try await curl(["--head", "--range", "0-9", server.url + Self.path])
@@ -86,11 +93,14 @@ import Testing
         try await withServer { server, root in
             let output = root.appendingPathComponent("multipart")
             let result = try await curl([
-                "--dump-header", "-", "--output", output.path, "--range", "0-9,100000-100009,-5", server.url + Self.path,
+                "--dump-header", "-", "--output", output.path, "--range", "0-9,100000-100009,-5",
+                server.url + Self.path,
             ])
             #expect(result.standardOutput.hasPrefix("HTTP/1.1 206"), "\(result.transcript)")
             let contentType = try #require(
-                result.standardOutput.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-type:") })
+                result.standardOutput.components(separatedBy: "\r\n").first {
+                    $0.lowercased().hasPrefix("content-type:")
+                })
             let boundary = try #require(contentType.components(separatedBy: "boundary=").last)
             #expect(contentType.contains("multipart/byteranges"))
             // Parse the body as a multipart reader would: each part's Content-Range and bytes.
@@ -104,20 +114,33 @@ import Testing
                 let headerEnd = try #require(rest.range(of: Data("\r\n\r\n".utf8)))
                 let headers = String(decoding: rest[..<headerEnd.lowerBound], as: UTF8.self)
                 let next = try #require(rest.range(of: Data("\r\n--\(boundary)".utf8)))
-                let range = try #require(headers.components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Range: ") })
-                parts.append((String(range.dropFirst("Content-Range: ".count)), Data(rest[headerEnd.upperBound..<next.lowerBound])))
+                let range = try #require(
+                    headers.components(separatedBy: "\r\n").first { $0.hasPrefix("Content-Range: ") })
+                parts.append(
+                    (
+                        String(range.dropFirst("Content-Range: ".count)),
+                        Data(rest[headerEnd.upperBound..<next.lowerBound])
+                    ))
                 rest = rest[next.lowerBound...]
             }
-            #expect(parts.map(\.range) == ["bytes 0-9/200000", "bytes 100000-100009/200000", "bytes 199995-199999/200000"])
-            #expect(parts.map(\.bytes) == [Data(Self.body[0...9]), Data(Self.body[100_000...100_009]), Data(Self.body[199_995...])])
-            let length = result.standardOutput.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            #expect(
+                parts.map(\.range) == ["bytes 0-9/200000", "bytes 100000-100009/200000", "bytes 199995-199999/200000"])
+            #expect(
+                parts.map(\.bytes) == [
+                    Data(Self.body[0...9]), Data(Self.body[100_000...100_009]), Data(Self.body[199_995...]),
+                ])
+            let length = result.standardOutput.components(separatedBy: "\r\n").first {
+                $0.lowercased().hasPrefix("content-length:")
+            }
             #expect(length?.hasSuffix(" \(body.count)") == true, "Content-Length matches the multipart body")
         }
     }
 
     @Test func everyRequestIsInTheCombinedAccessLog() async throws {
         try await withServer { server, root in
-            _ = try await curl(["--output", "/dev/null", "-A", "NASA TV/1.0", "-e", "http://referer.example/", server.url + Self.path])
+            _ = try await curl([
+                "--output", "/dev/null", "-A", "NASA TV/1.0", "-e", "http://referer.example/", server.url + Self.path,
+            ])
             _ = try await curl(["--output", "/dev/null", "--range", "0-99", server.url + Self.path])
             _ = try await curl(["--output", "/dev/null", server.url + "/missing.jpg"])
             _ = try await curl(["--output", "/dev/null", "-A", "evil\" 200 1 \"x", server.url + "/a%22b"])
@@ -125,9 +148,12 @@ import Testing
             let lines = try String(contentsOf: root.appendingPathComponent("logs/access_log"), encoding: .utf8)
                 .split(separator: "\n").map(String.init)
             #expect(lines.count == 4, "\(lines)")
-            let combined = /^127\.0\.0\.1 - - \[\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000\] "([^"\\]|\\.)*" \d{3} (\d+|-) "([^"\\]|\\.)*" "([^"\\]|\\.)*"$/
+            let combined =
+                /^127\.0\.0\.1 - - \[\d{2}\/[A-Z][a-z]{2}\/\d{4}:\d{2}:\d{2}:\d{2} \+0000\] "([^"\\]|\\.)*" \d{3} (\d+|-) "([^"\\]|\\.)*" "([^"\\]|\\.)*"$/
             for line in lines { #expect(line.wholeMatch(of: combined) != nil, "\(line)") }
-            #expect(lines[0].hasSuffix(#""GET /photos/dailyphoto.jpg HTTP/1.1" 200 200000 "http://referer.example/" "NASA TV/1.0""#))
+            #expect(
+                lines[0].hasSuffix(
+                    #""GET /photos/dailyphoto.jpg HTTP/1.1" 200 200000 "http://referer.example/" "NASA TV/1.0""#))
             #expect(lines[1].contains(#"" 206 100 "-" "curl/"#))
             #expect(lines[2].contains(#""GET /missing.jpg HTTP/1.1" 404 "#))
             #expect(lines[3].hasSuffix(#""evil\" 200 1 \"x""#), "a quote in a header cannot forge fields: \(lines[3])")
@@ -195,7 +221,8 @@ import Testing
         settings.latencyMilliseconds = 200
         try await withServer(settings) { server in
             let result = try await ChildProcess.run(
-                "curl", ["--silent", "--output", "/dev/null", "--write-out", "%{time_starttransfer}", server.url + "/file.bin"])
+                "curl",
+                ["--silent", "--output", "/dev/null", "--write-out", "%{time_starttransfer}", server.url + "/file.bin"])
             #expect(try #require(Double(result.standardOutput)) >= 0.5, "\(result.transcript)")
         }
     }

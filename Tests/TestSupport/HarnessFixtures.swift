@@ -61,7 +61,9 @@ public enum ScenarioFixtures {
     /// The start of a scenario file: every service on a free port, the catalogue's media (`media` adds
     /// settings such as `throttle: 200KB/s`), the device's settings, and the reference app as `app`,
     /// run with `arguments`. Scenarios follow under `scenarios:`.
-    public static func header(media: String, device: String, app: String = "nasa-tv", arguments: [String] = []) -> String {
+    public static func header(media: String, device: String, app: String = "nasa-tv", arguments: [String] = [])
+        -> String
+    {
         let command = ([nasaTV] + arguments).joined(separator: ", ")
         return """
             version: 1
@@ -89,7 +91,8 @@ public enum ScenarioFixtures {
     /// A new media root holding `photo` at `photos/dailyphoto.jpg`.
     public static func mediaRoot(photo: [UInt8], _ name: String = #function) throws -> URL {
         let root = try PackagePaths.temporaryDirectory(name)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
         try Data(photo).write(to: root.appendingPathComponent("photos/dailyphoto.jpg"))
         return root
     }

@@ -12,7 +12,10 @@ public final class ServedHarness: Sendable {
         let file = directory.appendingPathComponent("endpoints.json")
         process = try RunningChild(
             HarnessCommand.path,
-            ["serve", "--ephemeral-ports", "--endpoints", file.path, "--state-dir", directory.appendingPathComponent("state").path],
+            [
+                "serve", "--ephemeral-ports", "--endpoints", file.path, "--state-dir",
+                directory.appendingPathComponent("state").path,
+            ],
             currentDirectory: PackagePaths.root)
         guard await process.waitForLine(containing: "services are up") != nil else {
             throw NotServing(output: process.output)
