@@ -350,18 +350,62 @@ import Testing
     }
 }
 
-@Suite struct RetryBackoffTests {
-    @Test func doublesWhileAttemptsReceiveNothingAndStartsOverAfterBytes() {
-        var backoff = RetryBackoff(first: .seconds(1))
-        let quiet = (0..<3).map { _ in backoff.delay(afterAttemptThatReceivedBytes: false) }
-        #expect(quiet == [.seconds(1), .seconds(2), .seconds(4)])
-        #expect(backoff.delay(afterAttemptThatReceivedBytes: true) == .seconds(1))
-        #expect(backoff.delay(afterAttemptThatReceivedBytes: false) == .seconds(2))
+/// The app and the device never wait on each other: an app that cancels its task from inside
+/// `didFinishDownloadingTo` gets its answer while the device is still waiting for the app's.
+@Suite struct CancelDuringDeliveryTests {
+    /// An app that, handed the finished file, cancels the task before it answers, then keeps the file.
+    actor CancellingApp {
+        let kept: URL
+        var daemon: TransferDaemon?
+        var cancelAnswer: Result<String?, any Error>?
+        var completion: DidCompleteParams?
+        var waiters: [CheckedContinuation<DidCompleteParams, Never>] = []
+
+        init(kept: URL) { self.kept = kept }
+
+        func use(_ daemon: TransferDaemon) { self.daemon = daemon }
+
+        func receive(_ event: TransferDaemon.Event) async -> Bool {
+            switch event {
+            case .finished(let params):
+                let cancel = CancelTaskParams(session: "photos", taskIdentifier: 1, produceResumeData: true)
+                do {
+                    cancelAnswer = .success(try await daemon?.cancel(bundleId: "com.example", cancel))
+                } catch {
+                    cancelAnswer = .failure(error)
+                }
+                try? FileManager.default.moveItem(atPath: params.location, toPath: kept.path)
+            case .completed(let params):
+                completion = params
+                for waiter in waiters { waiter.resume(returning: params) }
+                waiters.removeAll()
+            case .progress, .resumed:
+                break
+            }
+            return true
+        }
+
+        func completed() async -> DidCompleteParams {
+            if let completion { return completion }
+            return await withCheckedContinuation { waiters.append($0) }
+        }
     }
 
-    @Test func neverWaitsMoreThanTheLimit() {
-        var backoff = RetryBackoff(first: .seconds(20))
-        let delays = (0..<4).map { _ in backoff.delay(afterAttemptThatReceivedBytes: false) }
-        #expect(delays == [.seconds(20), .seconds(40), .seconds(60), .seconds(60)])
+    @Test func cancellingATaskThatIsHandingItsFileOverDoesNothing() async throws {
+        let fixture = try await ResumeDataTests().fixture(background: true)
+        let app = CancellingApp(kept: fixture.root.appendingPathComponent("kept.jpg"))
+        await app.use(fixture.daemon)
+        try await fixture.daemon.resume(
+            bundleId: "com.example",
+            params: DownloadTaskParams(
+                session: "photos", taskIdentifier: 1, url: fixture.server.url + ResumeDataTests.path),
+            temporaryFile: fixture.root.appendingPathComponent("CFNetworkDownload_1.tmp"), createdInBackground: false
+        ) { event in await app.receive(event) }
+        let completion = await app.completed()
+        await fixture.close()
+        #expect(completion.error == nil)
+        let answer = try #require(await app.cancelAnswer)
+        #expect((try? answer.get()) == .some(nil), "the cancel succeeds with no resume data: \(answer)")
+        #expect(FileManager.default.contents(atPath: app.kept.path) == Data(ResumeDataTests.body))
     }
 }
