@@ -1,13 +1,21 @@
 import Foundation
 
 /// A file under the server's root, with the validators a client needs to resume a download.
-struct MediaResource {
+struct MediaResource: Equatable {
     let url: URL
     let length: Int
     let modified: Date
     /// How many times the file is to be taken as changed (the `changeETag` fault): each time gives a
     /// new ETag and a Last-Modified one second later.
     let generation: Int
+
+    /// A file as found (tests build replies from one without a disk).
+    init(url: URL, length: Int, modified: Date, generation: Int = 0) {
+        self.url = url
+        self.length = length
+        self.modified = modified
+        self.generation = generation
+    }
 
     /// Resolves a request path under `root` (itself already free of symlinks), refusing anything that
     /// would leave it: `..` and `.` segments, NUL bytes, and symlinks that lead outside; and a path that

@@ -50,8 +50,7 @@ import HarnessTimeline
             _ = plan.add(fault)
             _ = plan.next(for: path)
             for length in [0, 1, 1000, Int(InputBounds.bytes.upperBound)] {
-                _ = fault.cutOffset(in: length)
-                _ = fault.declaredLength(of: length)
+                _ = ReplyAlterations([fault]).frame(length: length)
             }
         }
         if let settings = try? MediaServerSettings.decode(data, over: MediaServerSettings()), settings.problem == nil {

@@ -17,7 +17,7 @@ final class QuickResponder: ChannelInboundHandler {
     private enum State {
         case idle
         /// Answering this request here once its end arrives.
-        case answering(HTTPRequestHead, MediaServer.Reply)
+        case answering(HTTPRequestHead, MediaReply)
         /// Passing this request on.
         case forwarding
     }
@@ -55,13 +55,13 @@ final class QuickResponder: ChannelInboundHandler {
     }
 
     /// The reply, when this request can be answered here.
-    private func quickReply(to request: HTTPRequestHead) -> MediaServer.Reply? {
+    private func quickReply(to request: HTTPRequestHead) -> MediaReply? {
         guard server.answersEverythingAtOnce else { return nil }
         let reply = server.reply(to: request, path: request.path, faults: .none)
         switch reply {
         case .short:
             return reply
-        case .file(_, _, let body, _, let length, _, _, _):
+        case .file(_, _, let body, _, let length, _):
             guard body.count <= 1, length <= Self.maximumBody else { return nil }
             return reply
         case .closeAtOnce:
@@ -69,7 +69,7 @@ final class QuickResponder: ChannelInboundHandler {
         }
     }
 
-    private func answer(_ request: HTTPRequestHead, with reply: MediaServer.Reply, context: ChannelHandlerContext) {
+    private func answer(_ request: HTTPRequestHead, with reply: MediaReply, context: ChannelHandlerContext) {
         var exchange = Exchange(request: request, client: client)
         var parts: [HTTPServerResponsePart]
         switch reply {
@@ -78,7 +78,7 @@ final class QuickResponder: ChannelInboundHandler {
             parts = short.parts
             exchange.status = Int(status.code)
             exchange.bodyBytes = short.bodyBytes
-        case .file(let status, let headers, let body, let resource, _, _, _, _):
+        case .file(let status, let headers, let body, let resource, _, _):
             server.publishRequest(request, path: request.path, status: status)
             exchange.status = Int(status.code)
             parts = [.head(HTTPResponseHead(version: request.version, status: status, headers: headers))]
