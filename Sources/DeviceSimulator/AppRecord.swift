@@ -9,9 +9,8 @@ struct AppRecord {
     /// `minimumBackgroundFetchInterval` (nil: never, the default) and when the last fetch ran (policy time).
     var fetchInterval: Duration?
     var lastFetch: Duration?
-    /// Notification requests waiting for their trigger, by identifier, with the timer that fires each.
-    var pendingNotifications:
-        [String: (request: NotificationRequestParams, fireAt: Duration, timer: Task<Void, Never>)] = [:]
+    /// Notification requests waiting for their trigger (a ``PolicyTimers`` timer each), by identifier.
+    var pendingNotifications: [String: (request: NotificationRequestParams, fireAt: Duration)] = [:]
     /// A tap on a notification, for the app to receive once it is on screen.
     var pendingResponse: NotificationParams?
     /// A fetch waiting for the app it launched to connect.
@@ -20,10 +19,9 @@ struct AppRecord {
     var rateLimiter = ResumeRateLimiter()
     /// The app's background-push budget.
     var wakeBudget: WakeBudget
-    /// The one background push held back by the settings or the budget (docs/ios-rules.md P7–P10), with the
-    /// task that releases it when the budget allows.
+    /// The one background push held back by the settings or the budget (docs/ios-rules.md P7–P10); a
+    /// timer releases it when the budget allows.
     var heldPush: (push: IncomingPush, notification: RemoteNotificationParams)?
-    var heldPushRelease: Task<Void, Never>?
     var process: AppProcess?
     var connection: AppConnection?
     var deviceToken: String?
@@ -34,9 +32,8 @@ struct AppRecord {
     var launchPush: RemoteNotificationParams?
     /// Pushes that arrived while the app was launching.
     var heldPushes: [RemoteNotificationParams] = []
-    /// Fetch completion handlers the app still owes, with their watchdogs (nil in the foreground).
-    var outstandingCompletions: [Int: Task<Void, Never>?] = [:]
-    var suspendTask: Task<Void, Never>?
+    /// Completion handlers the app still owes, by completion id.
+    var outstandingCompletions: [Int: OwedCompletion] = [:]
     /// Wait for the current process to end.
     var exitWaiters: [CheckedContinuation<Void, Never>] = []
     /// Waits for the app's `hello` after a launch.
@@ -55,12 +52,12 @@ struct AppRecord {
     /// app, being relaunched, has connected.
     var sessionsToAnnounce: Set<String> = []
     /// Sessions announced with `handleEventsForBackgroundURLSession` in this process whose handler the
-    /// app still owes: the completion id and the watchdog.
-    var sessionHandlers: [String: (completionId: Int, watchdog: Task<Void, Never>)] = [:]
+    /// app still owes, with its completion id.
+    var sessionHandlers: [String: Int] = [:]
 
-    /// Open background tasks (`beginBackgroundTask`), with the timer of their allowance once the app is
-    /// in the background (nil while it is on screen).
-    var backgroundTasks: [Int: (name: String, timer: Task<Void, Never>?)] = [:]
+    /// Open background tasks (`beginBackgroundTask`), by identifier, with their names; the timer of their
+    /// allowance runs once the app is in the background.
+    var backgroundTasks: [Int: String] = [:]
 
     /// Whether the app has nothing left it may finish in the background, so it can be suspended.
     var isIdle: Bool { outstandingCompletions.isEmpty && sessionHandlers.isEmpty && backgroundTasks.isEmpty }
@@ -70,6 +67,14 @@ struct AppRecord {
         self.container = container
         self.wakeBudget = wakeBudget
     }
+}
+
+/// A completion handler the app owes (a push's, a fetch's).
+struct OwedCompletion: Equatable {
+    /// The delegate method it belongs to, for the watchdog's words.
+    var handler: String
+    /// When its budget's clock started (policy time); nil while the app is on screen, where it does not run.
+    var clockStartedAt: Duration?
 }
 
 /// A background transfer's delegate event waiting for its app.

@@ -11,59 +11,60 @@ extension DeviceSimulator {
             throw RPCError.refused("background task \(params.identifier) is already open")
         }
         let name = params.name ?? ""
-        apps[bundleId]?.backgroundTasks[params.identifier] = (name, nil)
-        apps[bundleId]?.suspendTask?.cancel()
+        apps[bundleId]?.backgroundTasks[params.identifier] = name
+        timers.cancel(.suspension(bundleId: bundleId))
         publish(.backgroundTaskBegan, ["bundleId": bundleId, "identifier": "\(params.identifier)", "name": name])
         if !(apps[bundleId]?.state.isForeground ?? true) { startBackgroundTime(bundleId, params.identifier) }
     }
 
     func endBackgroundTask(_ bundleId: String, _ params: BackgroundTaskParams) throws {
-        guard let task = apps[bundleId]?.backgroundTasks.removeValue(forKey: params.identifier) else {
+        guard let name = apps[bundleId]?.backgroundTasks.removeValue(forKey: params.identifier) else {
             throw RPCError.refused("background task \(params.identifier) is not open (ended already, or never begun)")
         }
-        task.timer?.cancel()
-        publish(.backgroundTaskEnded, ["bundleId": bundleId, "identifier": "\(params.identifier)", "name": task.name])
+        timers.cancel(.backgroundTime(bundleId: bundleId, identifier: params.identifier))
+        timers.cancel(.backgroundTaskGrace(bundleId: bundleId, identifier: params.identifier))
+        publish(.backgroundTaskEnded, ["bundleId": bundleId, "identifier": "\(params.identifier)", "name": name])
         suspendIfIdle(bundleId)
     }
 
     /// The app left the foreground: the allowance of its open background tasks starts.
     func startBackgroundTimeOfOpenTasks(_ bundleId: String) {
-        for (identifier, task) in apps[bundleId]?.backgroundTasks ?? [:] where task.timer == nil {
+        for identifier in apps[bundleId]?.backgroundTasks.keys ?? [:].keys
+        where !timers.isRunning(.backgroundTime(bundleId: bundleId, identifier: identifier))
+            && !timers.isRunning(.backgroundTaskGrace(bundleId: bundleId, identifier: identifier))
+        {
             startBackgroundTime(bundleId, identifier)
         }
     }
 
     private func startBackgroundTime(_ bundleId: String, _ identifier: Int) {
-        let allowance = configuration.backgroundTimeAllowance
-        let clock = clock
-        let timer = Task {
-            try? await clock.sleep(for: allowance)
-            guard !Task.isCancelled else { return }
-            await self.backgroundTimeExpired(bundleId, identifier)
-        }
-        apps[bundleId]?.backgroundTasks[identifier]?.timer = timer
+        startTimer(
+            .backgroundTime(bundleId: bundleId, identifier: identifier), after: configuration.backgroundTimeAllowance)
     }
 
-    private func backgroundTimeExpired(_ bundleId: String, _ identifier: Int) async {
-        guard let task = apps[bundleId]?.backgroundTasks[identifier] else { return }
+    /// The allowance ran out: the app's expiration handler is called, and it has a moment to end the task.
+    func backgroundTimeExpired(_ bundleId: String, _ identifier: Int) {
+        guard let name = apps[bundleId]?.backgroundTasks[identifier] else { return }
         publish(
             .backgroundTaskExpired,
             [
-                "bundleId": bundleId, "identifier": "\(identifier)", "name": task.name,
+                "bundleId": bundleId, "identifier": "\(identifier)", "name": name,
                 "allowance": "\(configuration.backgroundTimeAllowance)",
             ])
         apps[bundleId]?.connection?.notify(
             DeviceMethod.backgroundTaskExpired, BackgroundTaskParams(identifier: identifier))
-        // The expiration handler must end the task; a moment later the watchdog acts.
-        try? await clock.sleep(for: .seconds(1))
-        guard apps[bundleId]?.backgroundTasks[identifier] != nil else { return }
-        apps[bundleId]?.backgroundTasks[identifier] = nil
+        startTimer(.backgroundTaskGrace(bundleId: bundleId, identifier: identifier), after: .seconds(1))
+    }
+
+    /// The moment after the expiration handler has passed: a task still open gets the app killed.
+    func backgroundTaskGraceEnded(_ bundleId: String, _ identifier: Int) {
+        guard let name = apps[bundleId]?.backgroundTasks.removeValue(forKey: identifier) else { return }
         publish(
             .watchdogKilled,
             [
                 "bundleId": bundleId, "identifier": "\(identifier)",
                 "reason":
-                    "the app did not call endBackgroundTask(_:) for background task \(identifier) ('\(task.name)') before its \(configuration.backgroundTimeAllowance) ran out, not even in its expiration handler",
+                    "the app did not call endBackgroundTask(_:) for background task \(identifier) ('\(name)') before its \(configuration.backgroundTimeAllowance) ran out, not even in its expiration handler",
             ])
         kill(bundleId, cause: .watchdog)
     }

@@ -64,18 +64,14 @@ extension DeviceSimulator {
     func addNotificationRequest(_ bundleId: String, _ request: NotificationRequestParams) throws {
         let delay = try request.delay()
         let replaced = apps[bundleId]?.pendingNotifications.removeValue(forKey: request.identifier)
-        replaced?.timer.cancel()
+        let trigger = PolicyTimers.Purpose.notificationTrigger(bundleId: bundleId, identifier: request.identifier)
+        timers.cancel(trigger)
         guard let delay else {
             Task { await self.deliverNotification(bundleId, request) }
             return
         }
-        let clock = clock
-        let timer = Task {
-            try? await clock.sleep(for: delay)
-            guard !Task.isCancelled else { return }
-            await self.fire(bundleId, identifier: request.identifier)
-        }
-        apps[bundleId]?.pendingNotifications[request.identifier] = (request, policyNow + delay, timer)
+        apps[bundleId]?.pendingNotifications[request.identifier] = (request, policyNow + delay)
+        startTimer(trigger, after: delay)
         publish(
             .notificationScheduled,
             [
@@ -89,8 +85,8 @@ extension DeviceSimulator {
     private func keepSoonestFiring(_ bundleId: String, limit: Int = 64) {
         guard let pending = apps[bundleId]?.pendingNotifications, pending.count > limit else { return }
         let latest = pending.sorted { $0.value.fireAt < $1.value.fireAt }.dropFirst(limit)
-        for (identifier, entry) in latest {
-            entry.timer.cancel()
+        for identifier in latest.map(\.key) {
+            timers.cancel(.notificationTrigger(bundleId: bundleId, identifier: identifier))
             apps[bundleId]?.pendingNotifications[identifier] = nil
             publish(
                 .notificationDiscarded,
@@ -104,15 +100,15 @@ extension DeviceSimulator {
 
     func removePendingNotifications(_ bundleId: String, _ params: RemovePendingNotificationsParams) {
         for identifier in params.identifiers {
-            guard let entry = apps[bundleId]?.pendingNotifications.removeValue(forKey: identifier) else { continue }
-            entry.timer.cancel()
+            guard apps[bundleId]?.pendingNotifications.removeValue(forKey: identifier) != nil else { continue }
+            timers.cancel(.notificationTrigger(bundleId: bundleId, identifier: identifier))
             publish(
                 .notificationDiscarded,
                 ["bundleId": bundleId, "identifier": identifier, "reason": "removePendingNotificationRequests"])
         }
     }
 
-    private func fire(_ bundleId: String, identifier: String) async {
+    func notificationTriggerFired(_ bundleId: String, identifier: String) async {
         guard let entry = apps[bundleId]?.pendingNotifications.removeValue(forKey: identifier) else { return }
         await deliverNotification(bundleId, entry.request)
     }

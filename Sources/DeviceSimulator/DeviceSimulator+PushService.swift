@@ -50,7 +50,8 @@ extension DeviceSimulator {
         switch decision {
         case .deliverInForeground:
             // No clock while active; it starts if the user leaves the app before the handler is called.
-            apps[bundleId]?.outstandingCompletions[completionId] = .some(nil)
+            apps[bundleId]?.outstandingCompletions[completionId] = OwedCompletion(
+                handler: Self.remoteNotificationHandler)
             deliver(notification, to: bundleId, wake: "foreground")
         case .deliverInBackground:
             startBudget(bundleId, completionId: completionId)
@@ -71,7 +72,8 @@ extension DeviceSimulator {
                 try await launch(bundleId, reason: .remoteNotification)
             } catch {
                 apps[bundleId]?.launchPush = nil
-                apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId)??.cancel()
+                apps[bundleId]?.outstandingCompletions[completionId] = nil
+                timers.cancel(.completionWatchdog(bundleId: bundleId, completionId: completionId))
                 publish(
                     "device.app.launchFailed",
                     ["bundleId": bundleId, "reason": "remote-notification", "error": "\(error)"])
@@ -95,19 +97,13 @@ extension DeviceSimulator {
         attributes["until"] = until.map { "\($0 - policyNow)" }
         publish(.pushHeld, attributes)
         guard let until else { return }
-        let wait = until - policyNow
-        let clock = clock
-        apps[bundleId]?.heldPushRelease = Task {
-            try? await clock.sleep(for: wait)
-            guard !Task.isCancelled else { return }
-            await self.releaseHeldPush(bundleId, on: .budgetAllowsWake)
-        }
+        startTimer(.heldPushRelease(bundleId: bundleId), after: until - policyNow)
     }
 
     func discardHeldPush(_ bundleId: String, because reason: String) {
         guard let held = apps[bundleId]?.heldPush else { return }
         apps[bundleId]?.heldPush = nil
-        apps[bundleId]?.heldPushRelease?.cancel()
+        timers.cancel(.heldPushRelease(bundleId: bundleId))
         publish(
             .pushDiscarded,
             [
@@ -122,7 +118,7 @@ extension DeviceSimulator {
         guard let record = apps[bundleId], let held = record.heldPush else { return }
         let why = event == .userOpenedApp ? "the user opened the app" : "the budget allows a wake again"
         apps[bundleId]?.heldPush = nil
-        apps[bundleId]?.heldPushRelease?.cancel()
+        timers.cancel(.heldPushRelease(bundleId: bundleId))
         publish(
             .pushReleased,
             [
@@ -149,30 +145,45 @@ extension DeviceSimulator {
 
     /// Starts the budget of completion handlers owed from the foreground: leaving the app starts their clock.
     func startBudgetsOwedFromForeground(_ bundleId: String) {
-        let owed = apps[bundleId]?.outstandingCompletions.filter { $0.value == nil }.map(\.key) ?? []
-        for completionId in owed { startBudget(bundleId, completionId: completionId) }
-    }
-
-    /// Starts the clock of a background wake: the app must call the completion handler (of `handler`)
-    /// within the budget.
-    func startBudget(
-        _ bundleId: String, completionId: Int,
-        handler: String = "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
-    ) {
-        apps[bundleId]?.suspendTask?.cancel()
-        let budget = configuration.backgroundPushBudget
-        let clock = clock
-        apps[bundleId]?.outstandingCompletions[completionId] = Task {
-            try? await clock.sleep(for: budget)
-            guard !Task.isCancelled,
-                CompletionHandlerRule.outcome(called: false, elapsed: budget, budget: budget) == .watchdogKill
-            else { return }
-            self.budgetExpired(bundleId, completionId: completionId, handler: handler)
+        let owed = apps[bundleId]?.outstandingCompletions ?? [:]
+        for (completionId, owed) in owed where owed.clockStartedAt == nil {
+            startBudget(bundleId, completionId: completionId, handler: owed.handler)
         }
     }
 
-    private func budgetExpired(_ bundleId: String, completionId: Int, handler: String) {
-        guard apps[bundleId]?.outstandingCompletions.removeValue(forKey: completionId) != nil else { return }
+    static let remoteNotificationHandler = "application(_:didReceiveRemoteNotification:fetchCompletionHandler:)"
+
+    /// Starts the clock of a background wake: the app must call the completion handler (of `handler`)
+    /// within the budget.
+    func startBudget(_ bundleId: String, completionId: Int, handler: String = remoteNotificationHandler) {
+        timers.cancel(.suspension(bundleId: bundleId))
+        apps[bundleId]?.outstandingCompletions[completionId] = OwedCompletion(
+            handler: handler, clockStartedAt: policyNow)
+        startTimer(
+            .completionWatchdog(bundleId: bundleId, completionId: completionId),
+            after: configuration.backgroundPushBudget)
+    }
+
+    /// The watchdog of a completion handler fired: ``CompletionHandlerRule`` decides on the time that
+    /// has really passed since its clock started; a kill when the budget is spent and the handler still
+    /// owed, else the watchdog waits out the rest.
+    func completionBudgetExpired(_ bundleId: String, completionId: Int) {
+        guard let owed = apps[bundleId]?.outstandingCompletions[completionId] else { return }
+        let budget = configuration.backgroundPushBudget
+        let elapsed = owed.clockStartedAt.map { policyNow - $0 }
+        switch CompletionHandlerRule.outcome(called: false, elapsed: elapsed, budget: budget) {
+        case .watchdogKill:
+            break
+        case .keepRunning:
+            if let elapsed {
+                startTimer(.completionWatchdog(bundleId: bundleId, completionId: completionId), after: budget - elapsed)
+            }
+            return
+        case .suspendWhenIdle:
+            return
+        }
+        apps[bundleId]?.outstandingCompletions[completionId] = nil
+        let handler = owed.handler
         publish(
             .watchdogKilled,
             [
@@ -185,19 +196,15 @@ extension DeviceSimulator {
     }
 
     func fetchCompleted(_ bundleId: String, _ params: FetchCompletionParams) throws {
-        guard let entry = apps[bundleId]?.outstandingCompletions.removeValue(forKey: params.completionId) else {
+        guard apps[bundleId]?.outstandingCompletions.removeValue(forKey: params.completionId) != nil else {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }
-        entry?.cancel()
+        timers.cancel(.completionWatchdog(bundleId: bundleId, completionId: params.completionId))
         publish(
             .appFetchCompleted,
             ["bundleId": bundleId, "completionId": "\(params.completionId)", "result": params.result])
-        // iOS suspends a background app as soon as it has called the handler.
-        if CompletionHandlerRule.outcome(called: true, elapsed: nil, budget: configuration.backgroundPushBudget)
-            == .suspendWhenIdle
-        {
-            suspendIfIdle(bundleId)
-        }
+        // iOS suspends a background app as soon as it has called the handler (P13).
+        suspendIfIdle(bundleId)
     }
 }
 
@@ -219,7 +226,7 @@ extension DeviceSimulator {
             startFetch(bundleId, completionId: completionId, wake: "background")
         case .resumeInBackground:
             record.process?.resume()
-            apps[bundleId]?.suspendTask?.cancel()
+            timers.cancel(.suspension(bundleId: bundleId))
             _ = try? transition(bundleId, .wake)
             startFetch(bundleId, completionId: completionId, wake: "resumed")
         case .launchInBackground:

@@ -147,12 +147,11 @@ extension DeviceSimulator {
         try check(bundleId, .foreground)
         let record = try record(bundleId)
         if record.state == .suspended { record.process?.resume() }
-        apps[bundleId]?.suspendTask?.cancel()
+        timers.cancel(.suspension(bundleId: bundleId))
         apps[bundleId]?.rateLimiter.reset()
         // On screen, background time does not run out.
-        for (identifier, task) in apps[bundleId]?.backgroundTasks ?? [:] {
-            task.timer?.cancel()
-            apps[bundleId]?.backgroundTasks[identifier]?.timer = nil
+        timers.cancelAll(of: bundleId) {
+            if case .backgroundTime = $0 { true } else { false }
         }
         try transition(bundleId, .foreground)
         record.connection?.notify(DeviceMethod.applicationWillEnterForeground, Empty())
@@ -161,12 +160,7 @@ extension DeviceSimulator {
     }
 
     func scheduleSuspension(_ bundleId: String, after delay: Duration) {
-        apps[bundleId]?.suspendTask?.cancel()
-        apps[bundleId]?.suspendTask = Task {
-            try? await clock.sleep(for: delay)
-            guard !Task.isCancelled else { return }
-            self.suspendIfIdle(bundleId)
-        }
+        startTimer(.suspension(bundleId: bundleId), after: delay)
     }
 
     /// `SIGSTOP` once the app has nothing it is allowed to finish in the background.
@@ -183,8 +177,7 @@ extension DeviceSimulator {
         let record = try record(bundleId)
         if record.state.isRunning, record.process != nil { try await terminate(bundleId, cause: .exited) }
         if let token = apps[bundleId]?.deviceToken { await pushRegistry.unregisterDevice(token: token) }
-        for pending in apps[bundleId]?.pendingNotifications.values ?? [:].values { pending.timer.cancel() }
-        apps[bundleId]?.heldPushRelease?.cancel()
+        timers.cancelAll(of: bundleId)
         notificationCenter.removeAll { $0.bundleId == bundleId }
         try? FileManager.default.removeItem(atPath: record.container.paths.home)
         apps[bundleId] = nil
@@ -237,10 +230,16 @@ extension DeviceSimulator {
         }
         let waiter = record.launchWaiter
         record.launchWaiter = nil
-        record.suspendTask?.cancel()
-        for watchdog in record.outstandingCompletions.values { watchdog?.cancel() }
+        // What the process owed dies with it; a held push and scheduled notifications outlive it.
+        timers.cancelAll(of: bundleId) { purpose in
+            switch purpose {
+            case .suspension, .completionWatchdog, .sessionHandlerWatchdog, .backgroundTime, .backgroundTaskGrace:
+                true
+            case .heldPushRelease, .notificationTrigger:
+                false
+            }
+        }
         record.outstandingCompletions.removeAll()
-        for task in record.backgroundTasks.values { task.timer?.cancel() }
         record.backgroundTasks.removeAll()
         // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
         record.heldPushes.removeAll()

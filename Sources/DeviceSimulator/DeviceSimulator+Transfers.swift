@@ -120,7 +120,7 @@ extension DeviceSimulator {
         case .holdAndResume:
             guard record.state == .suspended else { return }
             record.process?.resume()
-            apps[bundleId]?.suspendTask?.cancel()
+            timers.cancel(.suspension(bundleId: bundleId))
             _ = try? transition(bundleId, .wake)
             announce(bundleId, session: session, wake: "resumed")
         case .holdAndRelaunch:
@@ -155,13 +155,9 @@ extension DeviceSimulator {
         }
         let completionId = nextCompletionId
         nextCompletionId += 1
-        let budget = configuration.backgroundPushBudget
-        let watchdog = Task {
-            try? await clock.sleep(for: budget)
-            guard !Task.isCancelled else { return }
-            self.sessionHandlerExpired(bundleId, session: session, completionId: completionId)
-        }
-        apps[bundleId]?.sessionHandlers[session] = (completionId, watchdog)
+        apps[bundleId]?.sessionHandlers[session] = completionId
+        startTimer(
+            .sessionHandlerWatchdog(bundleId: bundleId, session: session), after: configuration.backgroundPushBudget)
         apps[bundleId]?.rateLimiter.wake(at: policyNow)
         publish(
             .sessionHandleEvents,
@@ -214,21 +210,18 @@ extension DeviceSimulator {
     }
 
     func backgroundEventsCompleted(_ bundleId: String, _ params: BackgroundEventsCompletionParams) throws {
-        guard
-            let (session, handler) = apps[bundleId]?.sessionHandlers.first(where: {
-                $0.value.completionId == params.completionId
-            })
+        guard let session = apps[bundleId]?.sessionHandlers.first(where: { $0.value == params.completionId })?.key
         else {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }
-        handler.watchdog.cancel()
+        timers.cancel(.sessionHandlerWatchdog(bundleId: bundleId, session: session))
         apps[bundleId]?.sessionHandlers[session] = nil
         publish(.appSessionEventsCompleted, ["bundleId": bundleId, "session": session])
         suspendIfIdle(bundleId)
     }
 
-    private func sessionHandlerExpired(_ bundleId: String, session: String, completionId: Int) {
-        guard apps[bundleId]?.sessionHandlers[session]?.completionId == completionId else { return }
+    func sessionHandlerExpired(_ bundleId: String, session: String) {
+        guard apps[bundleId]?.sessionHandlers[session] != nil else { return }
         apps[bundleId]?.sessionHandlers[session] = nil
         publish(
             .sessionHandlerNotCalled,
@@ -242,7 +235,9 @@ extension DeviceSimulator {
 
     /// The process ended: its sessions are gone with it (the events stay held for the next one).
     func forgetSessionsOfExitedProcess(_ bundleId: String) {
-        for handler in apps[bundleId]?.sessionHandlers.values ?? [:].values { handler.watchdog.cancel() }
+        for session in apps[bundleId]?.sessionHandlers.keys ?? [:].keys {
+            timers.cancel(.sessionHandlerWatchdog(bundleId: bundleId, session: session))
+        }
         apps[bundleId]?.sessionHandlers.removeAll()
         apps[bundleId]?.createdSessions.removeAll()
     }

@@ -38,6 +38,9 @@ public actor DeviceSimulator {
     var bootedAt: Duration?
     /// Every policy timer runs on this clock.
     let clock: PolicyClock
+    /// Every policy timer there is: suspensions, watchdogs, held-push releases, background time,
+    /// notification triggers (``PolicyTimers``).
+    var timers = PolicyTimers()
 
     /// The policy clock's reading.
     var policyNow: Duration { clock.now }
@@ -91,11 +94,8 @@ public actor DeviceSimulator {
     /// Kills every app process and stops background transfers.
     public func shutdown() async {
         shuttingDown = true
+        timers.cancelAll()
         for bundleId in apps.keys {
-            apps[bundleId]?.suspendTask?.cancel()
-            apps[bundleId]?.heldPushRelease?.cancel()
-            for pending in apps[bundleId]?.pendingNotifications.values ?? [:].values { pending.timer.cancel() }
-            for watchdog in apps[bundleId]?.outstandingCompletions.values ?? [:].values { watchdog?.cancel() }
             if let process = apps[bundleId]?.process {
                 apps[bundleId]?.killCause = .exited
                 process.kill()
@@ -132,6 +132,35 @@ public actor DeviceSimulator {
     public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }
 
     public func containerPaths(of bundleId: String) -> ContainerPaths? { apps[bundleId]?.container.paths }
+
+    /// Starts the policy timer for `purpose`, replacing the one running; ``timerFired(_:generation:)``
+    /// carries out what is due when it fires.
+    func startTimer(_ purpose: PolicyTimers.Purpose, after delay: Duration) {
+        timers.start(purpose, after: delay, on: clock) { purpose, generation in
+            await self.timerFired(purpose, generation: generation)
+        }
+    }
+
+    /// What each policy timer does when it fires, if it is still the current one for its purpose.
+    private func timerFired(_ purpose: PolicyTimers.Purpose, generation: Int) async {
+        guard !shuttingDown, timers.take(purpose, generation: generation) else { return }
+        switch purpose {
+        case .suspension(let bundleId):
+            suspendIfIdle(bundleId)
+        case .heldPushRelease(let bundleId):
+            await releaseHeldPush(bundleId, on: .budgetAllowsWake)
+        case .completionWatchdog(let bundleId, let completionId):
+            completionBudgetExpired(bundleId, completionId: completionId)
+        case .sessionHandlerWatchdog(let bundleId, let session):
+            sessionHandlerExpired(bundleId, session: session)
+        case .backgroundTime(let bundleId, let identifier):
+            backgroundTimeExpired(bundleId, identifier)
+        case .backgroundTaskGrace(let bundleId, let identifier):
+            backgroundTaskGraceEnded(bundleId, identifier)
+        case .notificationTrigger(let bundleId, let identifier):
+            await notificationTriggerFired(bundleId, identifier: identifier)
+        }
+    }
 
     func publish(_ kind: EventKind, _ attributes: EventAttributes) {
         let source = kind.rawValue.hasPrefix("app.") ? "app" : "device"
