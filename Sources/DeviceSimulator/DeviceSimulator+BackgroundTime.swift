@@ -7,20 +7,15 @@ import HarnessTimeline
 /// handler is called, and an app that still has not ended the task a moment later is killed.
 extension DeviceSimulator {
     func beginBackgroundTask(_ bundleId: String, _ params: BackgroundTaskParams) throws {
-        guard apps[bundleId]?.backgroundTasks[params.identifier] == nil else {
-            throw RPCError.refused("background task \(params.identifier) is already open")
-        }
         let name = params.name ?? ""
-        apps[bundleId]?.backgroundTasks[params.identifier] = name
+        try backgroundTasks.begin(bundleId, identifier: params.identifier, name: name)
         timers.cancel(.suspension(bundleId: bundleId))
         publish(.backgroundTaskBegan, ["bundleId": bundleId, "identifier": "\(params.identifier)", "name": name])
         if !(apps[bundleId]?.state.isForeground ?? true) { startBackgroundTime(bundleId, params.identifier) }
     }
 
     func endBackgroundTask(_ bundleId: String, _ params: BackgroundTaskParams) throws {
-        guard let name = apps[bundleId]?.backgroundTasks.removeValue(forKey: params.identifier) else {
-            throw RPCError.refused("background task \(params.identifier) is not open (ended already, or never begun)")
-        }
+        let name = try backgroundTasks.end(bundleId, identifier: params.identifier)
         timers.cancel(.backgroundTime(bundleId: bundleId, identifier: params.identifier))
         timers.cancel(.backgroundTaskGrace(bundleId: bundleId, identifier: params.identifier))
         publish(.backgroundTaskEnded, ["bundleId": bundleId, "identifier": "\(params.identifier)", "name": name])
@@ -29,7 +24,7 @@ extension DeviceSimulator {
 
     /// The app left the foreground: the allowance of its open background tasks starts.
     func startBackgroundTimeOfOpenTasks(_ bundleId: String) {
-        for identifier in apps[bundleId]?.backgroundTasks.keys ?? [:].keys
+        for identifier in backgroundTasks.identifiers(of: bundleId)
         where !timers.isRunning(.backgroundTime(bundleId: bundleId, identifier: identifier))
             && !timers.isRunning(.backgroundTaskGrace(bundleId: bundleId, identifier: identifier))
         {
@@ -44,7 +39,7 @@ extension DeviceSimulator {
 
     /// The allowance ran out: the app's expiration handler is called, and it has a moment to end the task.
     func backgroundTimeExpired(_ bundleId: String, _ identifier: Int) {
-        guard let name = apps[bundleId]?.backgroundTasks[identifier] else { return }
+        guard let name = backgroundTasks.name(bundleId, identifier: identifier) else { return }
         publish(
             .backgroundTaskExpired,
             [
@@ -58,7 +53,7 @@ extension DeviceSimulator {
 
     /// The moment after the expiration handler has passed: a task still open gets the app killed.
     func backgroundTaskGraceEnded(_ bundleId: String, _ identifier: Int) {
-        guard let name = apps[bundleId]?.backgroundTasks.removeValue(forKey: identifier) else { return }
+        guard let name = backgroundTasks.close(bundleId, identifier: identifier) else { return }
         publish(
             .watchdogKilled,
             [

@@ -123,8 +123,8 @@ extension DeviceSimulator {
         let waiter = record.launchWaiter
         record.launchWaiter = nil
         apps[params.bundleId] = record
-        let state = (try? transition(params.bundleId, .connected)) ?? .background
-        if reason.startsInForeground { apps[params.bundleId]?.rateLimiter.reset() }
+        let state = move(params.bundleId, .connected) ?? .background
+        if reason.startsInForeground { sessions.resetRateLimiter(params.bundleId) }
         publish(.appConnected, ["bundleId": params.bundleId, "pid": "\(params.pid)", "reason": reason.rawValue])
         if let launchPush {
             publish(
@@ -134,7 +134,7 @@ extension DeviceSimulator {
         let result = HelloResult(
             protocolVersion: DeviceMethod.protocolVersion, launchReason: reason.rawValue,
             applicationState: state == .active ? "active" : "background", container: record.container.paths,
-            badge: record.badge, remoteNotification: launchPush)
+            badge: notifications.badge(of: params.bundleId), remoteNotification: launchPush)
         waiter?.resume()
         return .accepted(params.bundleId, try? .response(id: id, result))
     }
@@ -210,7 +210,7 @@ extension DeviceSimulator {
         if record.state.isForeground, record.heldPush != nil {
             Task { await self.releaseHeldPush(bundleId, on: .userOpenedApp) }
         }
-        for session in record.createdSessions.sorted() { deliverHeldEvents(bundleId, session: session) }
+        for session in sessions.createdSessions(of: bundleId) { deliverHeldEvents(bundleId, session: session) }
     }
 
     private func handle(_ message: RPCMessage, from bundleId: String) async -> RPCMessage? {

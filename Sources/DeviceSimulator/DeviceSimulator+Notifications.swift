@@ -2,29 +2,16 @@ import DeviceProtocol
 import Foundation
 import HarnessTimeline
 
-/// A notification in Notification Center.
-struct ShownNotification: Sendable {
-    var bundleId: String
-    var identifier: String
-    var title: String?
-    var body: String
-    var userInfo: [String: JSONValue]
-}
-
 /// The notification centre: alert pushes, local notifications in both of Apple's APIs (docs/ios-rules.md 1.4),
 /// the badge, and the user's tap.
 extension DeviceSimulator {
     /// The system shows `notification`; one with the identifier of a shown one (an `apns-collapse-id`,
     /// a request identifier) replaces it.
     func show(_ notification: ShownNotification) {
-        let index = notificationCenter.firstIndex {
-            $0.bundleId == notification.bundleId && $0.identifier == notification.identifier
-        }
-        if let index { notificationCenter.remove(at: index) }
-        notificationCenter.append(notification)
+        let replaced = notifications.show(notification)
         var attributes: EventAttributes = [
             "bundleId": notification.bundleId, "identifier": notification.identifier, "body": notification.body,
-            "replaced": "\(index != nil)", "shownCount": "\(notificationCenter.count)",
+            "replaced": "\(replaced)", "shownCount": "\(notifications.shown.count)",
         ]
         attributes["title"] = notification.title
         publish(.notificationShown, attributes)
@@ -44,7 +31,7 @@ extension DeviceSimulator {
     func presentLocalNotification(_ bundleId: String, _ params: LocalNotificationParams) {
         let onScreen = apps[bundleId]?.state.isForeground ?? false
         if !onScreen {
-            if let badge = params.applicationIconBadgeNumber { apps[bundleId]?.badge = badge }
+            if let badge = params.applicationIconBadgeNumber { notifications.setBadge(badge, of: bundleId) }
             show(
                 ShownNotification(
                     bundleId: bundleId, identifier: "local-\(UUID().uuidString)", title: params.alertTitle,
@@ -63,44 +50,37 @@ extension DeviceSimulator {
     /// with a pending one's identifier replaces it; the system keeps the soonest-firing 64.
     func addNotificationRequest(_ bundleId: String, _ request: NotificationRequestParams) throws {
         let delay = try request.delay()
-        let replaced = apps[bundleId]?.pendingNotifications.removeValue(forKey: request.identifier)
         let trigger = PolicyTimers.Purpose.notificationTrigger(bundleId: bundleId, identifier: request.identifier)
         timers.cancel(trigger)
         guard let delay else {
+            notifications.unschedule(request.identifier, of: bundleId)
             Task { await self.deliverNotification(bundleId, request) }
             return
         }
-        apps[bundleId]?.pendingNotifications[request.identifier] = (request, policyNow + delay)
+        let (replaced, discarded) = notifications.schedule(request, for: bundleId, fireAt: policyNow + delay)
         startTimer(trigger, after: delay)
         publish(
             .notificationScheduled,
             [
                 "bundleId": bundleId, "identifier": request.identifier, "fireIn": "\(delay)",
-                "replaced": "\(replaced != nil)", "pending": "\(apps[bundleId]?.pendingNotifications.count ?? 0)",
+                "replaced": "\(replaced)",
+                "pending": "\(notifications.pendingCount(of: bundleId) + discarded.count)",
             ])
-        keepSoonestFiring(bundleId)
-    }
-
-    /// "The system keeps the soonest-firing 64 notifications and discards the rest."
-    private func keepSoonestFiring(_ bundleId: String, limit: Int = 64) {
-        guard let pending = apps[bundleId]?.pendingNotifications, pending.count > limit else { return }
-        let latest = pending.sorted { $0.value.fireAt < $1.value.fireAt }.dropFirst(limit)
-        for identifier in latest.map(\.key) {
+        for identifier in discarded {
             timers.cancel(.notificationTrigger(bundleId: bundleId, identifier: identifier))
-            apps[bundleId]?.pendingNotifications[identifier] = nil
             publish(
                 .notificationDiscarded,
                 [
                     "bundleId": bundleId, "identifier": identifier,
                     "reason":
-                        "the system keeps the soonest-firing \(limit) pending notifications and discards the rest",
+                        "the system keeps the soonest-firing \(SystemNotificationCenter.mostPending) pending notifications and discards the rest",
                 ])
         }
     }
 
     func removePendingNotifications(_ bundleId: String, _ params: RemovePendingNotificationsParams) {
         for identifier in params.identifiers {
-            guard apps[bundleId]?.pendingNotifications.removeValue(forKey: identifier) != nil else { continue }
+            guard notifications.unschedule(identifier, of: bundleId) else { continue }
             timers.cancel(.notificationTrigger(bundleId: bundleId, identifier: identifier))
             publish(
                 .notificationDiscarded,
@@ -109,8 +89,8 @@ extension DeviceSimulator {
     }
 
     func notificationTriggerFired(_ bundleId: String, identifier: String) async {
-        guard let entry = apps[bundleId]?.pendingNotifications.removeValue(forKey: identifier) else { return }
-        await deliverNotification(bundleId, entry.request)
+        guard let request = notifications.fire(identifier, of: bundleId) else { return }
+        await deliverNotification(bundleId, request)
     }
 
     /// A UserNotifications delivery: on screen the app's `willPresent` decides how it is presented (no
@@ -127,7 +107,9 @@ extension DeviceSimulator {
             options = answer?.options ?? []
         }
         let system = options == ["system"]
-        if system || options.contains("badge"), let badge = request.badge { apps[bundleId]?.badge = badge }
+        if system || options.contains("badge"), let badge = request.badge {
+            notifications.setBadge(badge, of: bundleId)
+        }
         if system || options.contains("banner") || options.contains("list") {
             show(
                 ShownNotification(
@@ -150,16 +132,12 @@ extension DeviceSimulator {
     public func tapNotification(_ bundleId: String) async throws {
         try requireUnlocked("tap a notification of \(bundleId)")
         let record = try record(bundleId)
-        guard let index = notificationCenter.lastIndex(where: { $0.bundleId == bundleId }) else {
+        guard let notification = notifications.tapNewest(of: bundleId) else {
             throw DeviceError("\(bundleId) has no notification in Notification Center to tap")
         }
-        let notification = notificationCenter.remove(at: index)
         publish(
             .notificationTapped,
             ["bundleId": bundleId, "identifier": notification.identifier, "body": notification.body])
-        apps[bundleId]?.pendingResponse = NotificationParams(
-            identifier: notification.identifier, title: notification.title, body: notification.body,
-            userInfo: notification.userInfo, actionIdentifier: "com.apple.UNNotificationDefaultActionIdentifier")
         switch record.state {
         case .notRunning:
             try await launch(bundleId, reason: .user)
@@ -170,10 +148,10 @@ extension DeviceSimulator {
         }
     }
 
-    func pendingNotificationCount(_ bundleId: String) -> Int { apps[bundleId]?.pendingNotifications.count ?? 0 }
+    func pendingNotificationCount(_ bundleId: String) -> Int { notifications.pendingCount(of: bundleId) }
 
     /// The number on the app's icon.
-    public func badge(of bundleId: String) -> Int? { apps[bundleId]?.badge }
+    public func badge(of bundleId: String) -> Int? { apps[bundleId] == nil ? nil : notifications.badge(of: bundleId) }
 
     /// The user taps a button on the app's screen, named by its label.
     public func tap(_ bundleId: String, button: String) throws {
@@ -189,9 +167,8 @@ extension DeviceSimulator {
     /// Hands a tap to the app once it is on screen and connected.
     func deliverPendingResponse(_ bundleId: String) {
         guard let record = apps[bundleId], record.state.isForeground, let connection = record.connection,
-            let response = record.pendingResponse
+            let response = notifications.takeResponse(of: bundleId)
         else { return }
-        apps[bundleId]?.pendingResponse = nil
         connection.notify(DeviceMethod.didReceiveNotificationResponse, response)
     }
 }

@@ -22,7 +22,7 @@ extension DeviceSimulator {
         publish("device.locked", [:])
         for (bundleId, record) in apps where record.state.isForeground {
             onScreenBeforeLock = bundleId
-            _ = try? transition(bundleId, .lock)
+            move(bundleId, .lock)
             record.connection?.notify(DeviceMethod.applicationWillResignActive, Empty())
             leaveForeground(bundleId)
         }
@@ -49,7 +49,7 @@ extension DeviceSimulator {
         for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
             try? await terminate(bundleId, cause: .rebooted)
         }
-        for bundleId in apps.keys { _ = try? transition(bundleId, .reboot) }
+        for bundleId in apps.keys { move(bundleId, .reboot) }
         locked = true
         onScreenBeforeLock = nil
         bootedAt = policyNow
@@ -134,7 +134,7 @@ extension DeviceSimulator {
 
     /// To the background, with the clock of owed handlers started and suspension scheduled.
     private func leaveForeground(_ bundleId: String) {
-        _ = try? transition(bundleId, .home)
+        move(bundleId, .home)
         apps[bundleId]?.connection?.notify(DeviceMethod.applicationDidEnterBackground, Empty())
         startBudgetsOwedFromForeground(bundleId)
         startBackgroundTimeOfOpenTasks(bundleId)
@@ -148,7 +148,7 @@ extension DeviceSimulator {
         let record = try record(bundleId)
         if record.state == .suspended { record.process?.resume() }
         timers.cancel(.suspension(bundleId: bundleId))
-        apps[bundleId]?.rateLimiter.reset()
+        sessions.resetRateLimiter(bundleId)
         // On screen, background time does not run out.
         timers.cancelAll(of: bundleId) {
             if case .backgroundTime = $0 { true } else { false }
@@ -165,10 +165,11 @@ extension DeviceSimulator {
 
     /// `SIGSTOP` once the app has nothing it is allowed to finish in the background.
     func suspendIfIdle(_ bundleId: String) {
-        guard let record = apps[bundleId], record.state == .background, record.isIdle, let process = record.process
+        guard let record = apps[bundleId], record.state == .background, let process = record.process,
+            record.outstandingCompletions.isEmpty, !sessions.owesHandler(bundleId), !backgroundTasks.hasOpen(bundleId)
         else { return }
         process.suspend()
-        _ = try? transition(bundleId, .suspend)
+        move(bundleId, .suspend)
     }
 
     /// The user deletes the app: its process ends, its container goes, and APNs answers its token with
@@ -178,7 +179,8 @@ extension DeviceSimulator {
         if record.state.isRunning, record.process != nil { try await terminate(bundleId, cause: .exited) }
         if let token = apps[bundleId]?.deviceToken { await pushRegistry.unregisterDevice(token: token) }
         timers.cancelAll(of: bundleId)
-        notificationCenter.removeAll { $0.bundleId == bundleId }
+        notifications.forget(bundleId)
+        sessions.forget(bundleId)
         try? FileManager.default.removeItem(atPath: record.container.paths.home)
         apps[bundleId] = nil
         publish("device.app.uninstalled", ["bundleId": bundleId, "deviceToken": record.deviceToken ?? ""])
@@ -240,7 +242,7 @@ extension DeviceSimulator {
             }
         }
         record.outstandingCompletions.removeAll()
-        record.backgroundTasks.removeAll()
+        backgroundTasks.forget(bundleId)
         // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
         record.heldPushes.removeAll()
         record.launchPush = nil
@@ -250,7 +252,7 @@ extension DeviceSimulator {
         record.process = nil
         apps[bundleId] = record
         publish(.appExited, ["bundleId": bundleId, "cause": cause.rawValue, "termination": termination.description])
-        _ = try? transition(bundleId, .terminate(cause))
+        move(bundleId, .terminate(cause))
         forgetSessionsOfExitedProcess(bundleId)
         if case .discard(let why) = HeldPushRule.action(on: .appTerminated(cause)) {
             discardHeldPush(bundleId, because: why)
@@ -260,5 +262,9 @@ extension DeviceSimulator {
         let exitWaiters = apps[bundleId]?.exitWaiters ?? []
         apps[bundleId]?.exitWaiters.removeAll()
         for exitWaiter in exitWaiters { exitWaiter.resume() }
+        if apps[bundleId]?.relaunchForSessionsAfterExit == true {
+            apps[bundleId]?.relaunchForSessionsAfterExit = false
+            if !shuttingDown, apps[bundleId]?.state.isRunning == false { relaunchForSessions(bundleId) }
+        }
     }
 }

@@ -9,8 +9,7 @@ import HarnessTimeline
 extension DeviceSimulator {
     func createSession(_ bundleId: String, _ params: SessionCreateParams) async throws {
         try await transferDaemon.createSession(bundleId: bundleId, params)
-        apps[bundleId]?.createdSessions.insert(params.identifier)
-        if params.background { apps[bundleId]?.backgroundSessions.insert(params.identifier) }
+        sessions.created(params.identifier, background: params.background, by: bundleId)
         deliverHeldEvents(bundleId, session: params.identifier)
     }
 
@@ -19,15 +18,16 @@ extension DeviceSimulator {
         let session = params.session
         let createdInBackground = !(apps[bundleId]?.state.isForeground ?? false)
         // A task created in the background waits out the resume rate limiter (docs/ios-rules.md U2, U9).
-        let start = createdInBackground ? apps[bundleId]?.rateLimiter.startOfTaskCreated(at: policyNow) : nil
-        let delay = start.map { ($0 - policyNow, apps[bundleId]?.rateLimiter.currentDelay ?? .zero) }
+        let now = policyNow
+        let start = createdInBackground ? sessions.startOfTaskCreated(by: bundleId, at: now) : nil
+        let delay = start.map { ($0.start - now, $0.delay) }
         try await transferDaemon.resume(
             bundleId: bundleId, params: params, temporaryFile: file, createdInBackground: createdInBackground,
             rateLimited: delay
         ) { event in
             await self.forward(event, session: session, to: bundleId)
         }
-        apps[bundleId]?.runningTasks[session, default: []].insert(params.taskIdentifier)
+        sessions.taskStarted(params.taskIdentifier, in: session, of: bundleId)
     }
 
     /// Hands a transfer event to the app, or holds it and wakes the app. Returns whether the app
@@ -41,13 +41,15 @@ extension DeviceSimulator {
         case .progress, .resumed: isProgress = true
         case .finished, .completed: break
         }
-        if case .completed(let params) = event { apps[bundleId]?.runningTasks[session]?.remove(params.taskIdentifier) }
-        let route = BackgroundSessionRule.route(
-            isProgress: isProgress, isBackgroundSession: record.backgroundSessions.contains(session),
-            state: record.state,
-            connected: record.connection != nil, sessionCreated: record.createdSessions.contains(session),
-            eventsWaiting: !(record.heldSessionEvents[session]?.isEmpty ?? true)
-                || record.flushingSessions.contains(session))
+        if case .completed(let params) = event {
+            sessions.taskCompleted(params.taskIdentifier, in: session, of: bundleId)
+        }
+        // An app the device has killed is gone, as on iOS, even before its exit is reported.
+        let dying = record.killCause
+        let route = sessions.route(
+            isProgress: isProgress, session: session, of: bundleId,
+            state: dying.map { .notRunning($0) } ?? record.state,
+            connected: record.connection != nil && dying == nil)
         switch route {
         case .drop:
             return false
@@ -58,13 +60,12 @@ extension DeviceSimulator {
             case .progress, .resumed:
                 return false
             case .completed(let params):
-                apps[bundleId]?.heldSessionEvents[session, default: []].append(.completed(params))
+                sessions.hold(.completed(params), session: session, of: bundleId)
                 wake(bundleId, for: session, route: route)
                 return true
             case .finished(let params):
                 return await withCheckedContinuation { answered in
-                    apps[bundleId]?.heldSessionEvents[session, default: []].append(
-                        .finished(params, answered: answered))
+                    sessions.hold(.finished(params, answered: answered), session: session, of: bundleId)
                     wake(bundleId, for: session, route: route)
                 }
             }
@@ -121,24 +122,18 @@ extension DeviceSimulator {
             guard record.state == .suspended else { return }
             record.process?.resume()
             timers.cancel(.suspension(bundleId: bundleId))
-            _ = try? transition(bundleId, .wake)
+            move(bundleId, .wake)
             announce(bundleId, session: session, wake: "resumed")
         case .holdAndRelaunch:
-            guard record.sessionHandlers[session] == nil else { return }
-            apps[bundleId]?.sessionsToAnnounce.insert(session)
-            guard !record.state.isRunning else { return }
-            Task {
-                do {
-                    try await self.launch(bundleId, reason: .backgroundURLSession)
-                } catch {
-                    self.publish(
-                        "device.app.launchFailed",
-                        [
-                            "bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue,
-                            "error": "\(error)",
-                        ])
-                }
+            guard sessions.handler(for: session, of: bundleId) == nil else { return }
+            sessions.announceAfterLaunch(session, of: bundleId)
+            if record.killCause != nil, record.process != nil {
+                // Killed, its exit not reported yet: relaunched once it is.
+                apps[bundleId]?.relaunchForSessionsAfterExit = true
+                return
             }
+            guard !record.state.isRunning else { return }
+            relaunchForSessions(bundleId)
         case .hold:
             // The app runs or is launching: it gets the events when it creates the session.
             deliverHeldEvents(bundleId, session: session)
@@ -147,18 +142,31 @@ extension DeviceSimulator {
         }
     }
 
+    /// Launches the app in the background for its sessions' events.
+    func relaunchForSessions(_ bundleId: String) {
+        Task {
+            do {
+                try await self.launch(bundleId, reason: .backgroundURLSession)
+            } catch {
+                self.publish(
+                    "device.app.launchFailed",
+                    ["bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue, "error": "\(error)"])
+            }
+        }
+    }
+
     /// `handleEventsForBackgroundURLSession`, with a watchdog on its completion handler; then the held
     /// events, if the process has the session already.
     func announce(_ bundleId: String, session: String, wake: String) {
-        guard let connection = apps[bundleId]?.connection, apps[bundleId]?.sessionHandlers[session] == nil else {
+        guard let connection = apps[bundleId]?.connection, sessions.handler(for: session, of: bundleId) == nil else {
             return
         }
         let completionId = nextCompletionId
         nextCompletionId += 1
-        apps[bundleId]?.sessionHandlers[session] = completionId
+        sessions.owe(completionId, for: session, of: bundleId)
         startTimer(
             .sessionHandlerWatchdog(bundleId: bundleId, session: session), after: configuration.backgroundPushBudget)
-        apps[bundleId]?.rateLimiter.wake(at: policyNow)
+        sessions.wokeForSessions(bundleId, at: policyNow)
         publish(
             .sessionHandleEvents,
             ["bundleId": bundleId, "session": session, "completionId": "\(completionId)", "wake": wake])
@@ -170,22 +178,16 @@ extension DeviceSimulator {
 
     /// Announces the sessions a background relaunch was for, once the app has connected.
     func announceSessionsAfterLaunch(_ bundleId: String) {
-        let sessions = apps[bundleId]?.sessionsToAnnounce ?? []
-        apps[bundleId]?.sessionsToAnnounce.removeAll()
-        for session in sessions.sorted() { announce(bundleId, session: session, wake: "launched") }
+        for session in sessions.takeSessionsToAnnounce(of: bundleId) {
+            announce(bundleId, session: session, wake: "launched")
+        }
     }
 
     /// Hands a session's held events over, in order, if the app runs and has created the session.
     func deliverHeldEvents(_ bundleId: String, session: String) {
-        guard let record = apps[bundleId], record.createdSessions.contains(session),
-            !(record.heldSessionEvents[session]?.isEmpty ?? true), !record.flushingSessions.contains(session)
-        else { return }
-        apps[bundleId]?.flushingSessions.insert(session)
+        guard sessions.beginFlush(session, of: bundleId) else { return }
         Task {
-            while let record = self.apps[bundleId], record.state.isAwake,
-                record.createdSessions.contains(session), let next = record.heldSessionEvents[session]?.first
-            {
-                self.apps[bundleId]?.heldSessionEvents[session]?.removeFirst()
+            while self.apps[bundleId]?.state.isAwake == true, let next = self.sessions.nextHeld(session, of: bundleId) {
                 switch next {
                 case .completed(let params):
                     _ = await self.deliver(.completed(params), session: session, to: bundleId, held: true)
@@ -194,35 +196,29 @@ extension DeviceSimulator {
                         returning: await self.deliver(.finished(params), session: session, to: bundleId, held: true))
                 }
             }
-            self.apps[bundleId]?.flushingSessions.remove(session)
+            self.sessions.endFlush(session, of: bundleId)
             self.finishEventsIfDone(bundleId, session: session)
         }
     }
 
     /// `urlSessionDidFinishEvents` once an announced session has nothing left to deliver.
     private func finishEventsIfDone(_ bundleId: String, session: String) {
-        guard let record = apps[bundleId], record.sessionHandlers[session] != nil,
-            record.heldSessionEvents[session]?.isEmpty ?? true, !record.flushingSessions.contains(session),
-            record.runningTasks[session]?.isEmpty ?? true, let connection = record.connection
-        else { return }
+        guard sessions.isDone(session, of: bundleId), let connection = apps[bundleId]?.connection else { return }
         publish(.sessionDidFinishEvents, ["bundleId": bundleId, "session": session])
         connection.notify(DeviceMethod.urlSessionDidFinishEvents, SessionEventsFinishedParams(session: session))
     }
 
     func backgroundEventsCompleted(_ bundleId: String, _ params: BackgroundEventsCompletionParams) throws {
-        guard let session = apps[bundleId]?.sessionHandlers.first(where: { $0.value == params.completionId })?.key
-        else {
+        guard let session = sessions.paid(params.completionId, by: bundleId) else {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }
         timers.cancel(.sessionHandlerWatchdog(bundleId: bundleId, session: session))
-        apps[bundleId]?.sessionHandlers[session] = nil
         publish(.appSessionEventsCompleted, ["bundleId": bundleId, "session": session])
         suspendIfIdle(bundleId)
     }
 
     func sessionHandlerExpired(_ bundleId: String, session: String) {
-        guard apps[bundleId]?.sessionHandlers[session] != nil else { return }
-        apps[bundleId]?.sessionHandlers[session] = nil
+        guard sessions.expire(session, of: bundleId) else { return }
         publish(
             .sessionHandlerNotCalled,
             [
@@ -235,20 +231,13 @@ extension DeviceSimulator {
 
     /// The process ended: its sessions are gone with it (the events stay held for the next one).
     func forgetSessionsOfExitedProcess(_ bundleId: String) {
-        for session in apps[bundleId]?.sessionHandlers.keys ?? [:].keys {
+        for session in sessions.processExited(bundleId) {
             timers.cancel(.sessionHandlerWatchdog(bundleId: bundleId, session: session))
         }
-        apps[bundleId]?.sessionHandlers.removeAll()
-        apps[bundleId]?.createdSessions.removeAll()
     }
 
     /// Run's end: files held for an app that never came back are let go.
     func releaseHeldEvents() {
-        for bundleId in apps.keys {
-            for events in apps[bundleId]?.heldSessionEvents.values ?? [:].values {
-                for case .finished(_, let answered) in events { answered.resume(returning: false) }
-            }
-            apps[bundleId]?.heldSessionEvents.removeAll()
-        }
+        for case .finished(_, let answered) in sessions.takeAllHeld() { answered.resume(returning: false) }
     }
 }

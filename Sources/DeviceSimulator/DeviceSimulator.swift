@@ -27,8 +27,8 @@ public actor DeviceSimulator {
     var nextCompletionId = 1
     /// `wifi`, `cellular` or `offline`.
     public private(set) var network = "wifi"
-    /// Notification Center: what the system shows (alert pushes, local notifications), oldest first.
-    var notificationCenter: [ShownNotification] = []
+    /// Notification Center, pending notification requests, badges and taps (``SystemNotificationCenter``).
+    var notifications = SystemNotificationCenter()
     var listener: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>?
     /// The screen is locked: nothing can come to the foreground until `unlock`.
     var locked = false
@@ -41,6 +41,10 @@ public actor DeviceSimulator {
     /// Every policy timer there is: suspensions, watchdogs, held-push releases, background time,
     /// notification triggers (``PolicyTimers``).
     var timers = PolicyTimers()
+    /// The apps' open background tasks (`beginBackgroundTask`).
+    var backgroundTasks = BackgroundTasks()
+    /// The apps' URL sessions, their held events and owed handlers (``SessionEventRouter``).
+    var sessions: SessionEventRouter
 
     /// The policy clock's reading.
     var policyNow: Duration { clock.now }
@@ -53,6 +57,7 @@ public actor DeviceSimulator {
         self.timeline = timeline
         self.pushRegistry = pushRegistry
         self.clock = PolicyClock(timeScale: configuration.timeScale)
+        self.sessions = SessionEventRouter(launchDelay: configuration.sessionLaunchDelay)
         self.transferDaemon = TransferDaemon(timeline: timeline, policy: configuration.transfers, clock: clock)
         self.logger = logger
     }
@@ -124,9 +129,9 @@ public actor DeviceSimulator {
 
     public func install(_ app: InstalledApp) throws {
         let container = try AppContainer(root: configuration.dataDirectory, bundleId: app.bundleId)
-        var record = AppRecord(app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
-        record.rateLimiter = ResumeRateLimiter(initialDelay: configuration.sessionLaunchDelay)
-        apps[app.bundleId] = record
+        apps[app.bundleId] = AppRecord(
+            app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
+        sessions.forget(app.bundleId)
     }
 
     public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }
@@ -182,6 +187,24 @@ public actor DeviceSimulator {
         let state = try AppLifecycle.next(try record(bundleId).state, on: event).get()
         setState(bundleId, state)
         return state
+    }
+
+    /// Moves the app as SpringBoard does where the device has already decided the move is due (a
+    /// suspension, a wake, an exit). Should the state machine refuse it anyway, the state stays, the
+    /// refusal is published (`device.app.lifecycleRefused`) and nil returned: never discarded.
+    @discardableResult
+    func move(_ bundleId: String, _ event: LifecycleEvent) -> AppState? {
+        guard let current = apps[bundleId]?.state else { return nil }
+        switch AppLifecycle.next(current, on: event) {
+        case .success(let state):
+            setState(bundleId, state)
+            return state
+        case .failure(let refusal):
+            publish(
+                .lifecycleRefused,
+                ["bundleId": bundleId, "state": current.name, "event": "\(event)", "why": refusal.why])
+            return nil
+        }
     }
 
     private func setState(_ bundleId: String, _ state: AppState) {

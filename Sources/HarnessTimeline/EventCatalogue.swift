@@ -159,6 +159,11 @@ public enum EventCatalogue {
             kind: .appStateChanged, source: "device", attributes: ["bundleId", "state", "detail"],
             meaning: "The app's lifecycle state changed (`state`: notRunning, launching, active, background, ...)."),
         EventSpec(
+            kind: .lifecycleRefused, source: "device", attributes: ["bundleId", "state", "event", "why"],
+            meaning:
+                "SpringBoard's state machine refused a move the device itself attempted (`event` in `state`): the app's state stays as it was. The device never should; the event is there so that a slip shows."
+        ),
+        EventSpec(
             kind: .appExited, source: "device", attributes: ["bundleId", "cause", "termination"],
             meaning: "The app's process ended (`cause`: exited, crashed, watchdog, forceQuit, ...)."),
         EventSpec(

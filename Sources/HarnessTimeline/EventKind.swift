@@ -58,6 +58,7 @@ extension EventKind {
     /// The device refused an app's handshake (`bundleId`, `pid`, `reason`); its launch fails at once.
     public static let appHandshakeFailed: EventKind = "device.app.handshakeFailed"
     public static let appStateChanged: EventKind = "device.app.state"
+    public static let lifecycleRefused: EventKind = "device.app.lifecycleRefused"
     public static let appExited: EventKind = "device.app.exited"
     public static let appOutput: EventKind = "device.app.output"
     public static let pushReceived: EventKind = "device.push.received"

@@ -86,3 +86,20 @@ import Testing
         await device.shutdown()
     }
 }
+
+/// The device never throws away a refusal of SpringBoard's state machine: a move it attempts that the
+/// machine refuses leaves the state and is published.
+@Suite struct LifecycleRefusalTests {
+    @Test func aRefusedMoveKeepsTheStateAndIsPublished() async throws {
+        let (device, timeline) = try await NotificationCenterTests().device()
+        let moved = await device.move("com.example.app", .suspend)
+        #expect(moved == nil)
+        #expect(await device.state(of: "com.example.app") == .notRunning(.neverLaunched))
+        let refused = try #require(timeline.events.last { $0.kind == .lifecycleRefused })
+        #expect(refused["bundleId"] == "com.example.app")
+        #expect(refused["event"] == "suspend")
+        #expect(refused["why"] == "only an app running in the background is suspended")
+        #expect(!timeline.events.contains { $0.kind == .appStateChanged })
+        await device.shutdown()
+    }
+}
