@@ -99,14 +99,19 @@ let package = Package(
             ]
         ),
         .target(
+            name: "PushChannel",
+            dependencies: ["DeviceProtocol", "HarnessTimeline"]
+        ),
+        .target(
             name: "DeviceSimulator",
             dependencies: [
                 "DeviceProtocol",
+                "PushChannel",
                 "HarnessTimeline",
-                "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,6 +131,8 @@ let package = Package(
                 "FakeParse",
                 "DeviceSimulator",
                 "DeviceProtocol",
+                "PushChannel",
+                "HTTPServiceSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,7 +179,9 @@ let package = Package(
         ),
         .testTarget(
             name: "DeviceSimulatorTests",
-            dependencies: ["DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "TestSupport"]
+            dependencies: [
+                "DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "PushChannel", "TestSupport",
+            ]
         ),
         .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline", "DeviceSimulator"]),
         .testTarget(

@@ -2,6 +2,7 @@ import DeviceProtocol
 import Foundation
 import HarnessTimeline
 import NIOCore
+import NIOFoundationCompat
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import PushChannel
 
 /// apsd: what happens to a push that reached the device, and the 30 s budget of a background wake.
 extension DeviceSimulator {

@@ -4,6 +4,7 @@ import HarnessTimeline
 import Logging
 import NIOCore
 import NIOPosix
+import PushChannel
 import ServiceLifecycle
 
 /// Plays iOS for the apps under test: SpringBoard (processes and their states), apsd (silent-push

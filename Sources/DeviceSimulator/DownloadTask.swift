@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Crypto
 import DeviceProtocol
 import Foundation
-import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
 import NIOHTTP1
@@ -211,7 +210,7 @@ struct DownloadTask: Sendable {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: policy.requestTimeout.timeAmount)
+            response = try await client.execute(request, timeout: TimeAmount(policy.requestTimeout))
         } catch {
             throw Interruption(error: .transferFailure(error))
         }

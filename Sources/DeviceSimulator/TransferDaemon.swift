@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import DeviceProtocol
 import Foundation
-import HTTPServiceSupport
 import HarnessTimeline
+import NIOCore
 
 /// nsurlsessiond: runs background downloads outside the app process, so they survive the app being
 /// suspended or killed, and reports their progress and outcome to the device, which forwards them.
@@ -47,7 +47,8 @@ actor TransferDaemon {
         self.policy = policy
         self.clock = clock
         var configuration = HTTPClient.Configuration()
-        configuration.timeout = .init(connect: policy.requestTimeout.timeAmount, read: policy.requestTimeout.timeAmount)
+        configuration.timeout = .init(
+            connect: TimeAmount(policy.requestTimeout), read: TimeAmount(policy.requestTimeout))
         self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 

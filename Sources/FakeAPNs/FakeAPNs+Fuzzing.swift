@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServiceSupport
+import NIOCore
 
 /// FakeAPNs's control API bodies, reachable by the fuzzer (`Sources/HarnessFuzzer`): an injected
 /// failure, a rate limit and a certificate request as a client sends them; what passes the checks is
@@ -14,7 +15,7 @@ import HTTPServiceSupport
             FaultInjector.problem(with: request.failure) == nil
         {
             faults.inject(request.failure, for: token)
-            _ = faults.verdict(for: token).delay.timeAmount
+            _ = TimeAmount(faults.verdict(for: token).delay)
         }
         if let request = try? decoder.decode(ControlAPI.RateLimitRequest.self, from: data),
             let rate = request.requestsPerSecond

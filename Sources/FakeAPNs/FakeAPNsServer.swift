@@ -85,20 +85,20 @@ public final class FakeAPNsServer: Service, Sendable {
                 return channel.localAddress?.port ?? port
             } catch {
                 for listener in listeners { try? await listener.close() }
-                throw PortInUse.wrap(error, port: port, setting: setting)
+                throw PortInUse.wrap(error, port: port, service: "apns", setting: setting)
             }
         }
         let port = try await listen(
-            configuration.port, environment: configuration.environment, tls: true, setting: "services.apns.port")
+            configuration.port, environment: configuration.environment, tls: true, setting: "port")
         var productionPort: Int?
         if let configured = configuration.productionPort {
             productionPort = try await listen(
-                configured, environment: "production", tls: true, setting: "services.apns.productionPort")
+                configured, environment: "production", tls: true, setting: "productionPort")
         }
         var plaintextPort: Int?
         if let configured = configuration.plaintextPort {
             plaintextPort = try await listen(
-                configured, environment: configuration.environment, tls: false, setting: "services.apns.plaintextPort")
+                configured, environment: configuration.environment, tls: false, setting: "plaintextPort")
         }
         let control: ControlAPI
         let issuer = PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
@@ -108,7 +108,7 @@ public final class FakeAPNsServer: Service, Sendable {
                 certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
         } catch {
             for listener in listeners { try? await listener.close() }
-            throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.apns.controlPort")
+            throw PortInUse.wrap(error, port: configuration.controlPort, service: "apns", setting: "controlPort")
         }
         return FakeAPNsServer(
             configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
@@ -144,14 +144,14 @@ public final class FakeAPNsServer: Service, Sendable {
                     if let tls {
                         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
                         try pipeline.addHandler(
-                            HandshakeTimeoutHandler(timeout: handshakeTimeout.timeAmount) {
+                            HandshakeTimeoutHandler(timeout: TimeAmount(handshakeTimeout)) {
                                 timeline.publish(
                                     .apnsConnectionClosed, source: "apns",
                                     ["client": client, "why": "handshake timeout", "after": "\(handshakeTimeout)"])
                             })
                     }
                     if let idleTimeout = configuration.idleTimeout {
-                        try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout.timeAmount))
+                        try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(idleTimeout)))
                     }
                     var settings = NIOHTTP2Handler.ConnectionConfiguration()
                     settings.initialSettings = [

@@ -150,7 +150,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
             return
         }
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: answer.delay.timeAmount) {
+        context.eventLoop.scheduleTask(in: TimeAmount(answer.delay)) {
             let (handler, context) = bound.value
             handler.write(answer, on: stream, context: context)
             handler.flushPending = false

@@ -38,7 +38,7 @@ public final class FakeParseServer: Service, Sendable {
                 limits: configuration.limits, logger: logger)
         } catch {
             await provider.shutdown()
-            throw PortInUse.wrap(error, port: configuration.port, setting: "services.parse.port")
+            throw PortInUse.wrap(error, port: configuration.port, service: "parse", setting: "port")
         }
         return FakeParseServer(configuration: configuration, server: server, pushes: pushes)
     }

@@ -34,7 +34,7 @@ public final class RunningHTTPServer: Sendable {
         }
         let application = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: limits.idleTimeout.timeAmount)),
+            server: .http1(configuration: .init(idleTimeout: TimeAmount(limits.idleTimeout))),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: nil, availableConnectionsDelegate: connections),
             onServerRunning: { channel in continuation.yield(channel.localAddress?.port) },

@@ -33,11 +33,11 @@ struct Serve: AsyncParsableCommand {
         let stack: ServiceStack
         do {
             stack = try await ServiceStack.start(
-                services: configuration.services, deviceSettings: configuration.services.device, mediaThrottle: nil,
+                services: configuration.services, deviceSettings: configuration.services.device,
                 baseDirectory: base, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
                 timeline: timeline, logger: options.logger)
         } catch {
-            fail("\(error)", code: 2)
+            fail(ServiceStack.describe(error), code: 2)
         }
         let file = EndpointsFile(stack: stack, configuration: configuration, topic: topic)
         let url = URL(fileURLWithPath: endpoints)
@@ -52,6 +52,7 @@ struct Serve: AsyncParsableCommand {
                 logger: options.logger))
         try await group.run()
         await stack.device.shutdown()
+        await stack.pushChannel.close()
         say("services stopped")
     }
 }

@@ -205,7 +205,9 @@ public enum ConfigurationLoader {
             scenario.coalescingWindow = try window.duration()
         }
         if let media = try entries["media"]?.mapping(known: ["throttle", "faults"]) {
-            if let throttle = media["throttle"] { scenario.mediaThrottle = try throttle.rate() }
+            if let throttle = media["throttle"] {
+                scenario.mediaThrottle = .set(throttle.node.null != nil ? nil : try throttle.rate())
+            }
             if let faults = media["faults"] { scenario.mediaFaults = try readFaults(faults) }
         }
         // A scenario's device block overrides the services' one key by key.

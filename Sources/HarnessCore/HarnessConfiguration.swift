@@ -92,12 +92,18 @@ public struct AppConfiguration: Sendable {
     public var environment: [String: String] = [:]
 }
 
+/// A scenario's setting for something the services set too: theirs, or its own (which may be "none").
+public enum Override<Value: Sendable>: Sendable {
+    case inherit
+    case set(Value)
+}
+
 /// One scenario: what to do, and what must be seen.
 public struct Scenario: Sendable {
     public var name: String
     public var description: String = ""
-    /// Per-scenario overrides of the services' settings.
-    public var mediaThrottle: Int?
+    /// Per-scenario overrides of the services' settings: the media throttle (`null`: none in this scenario).
+    public var mediaThrottle = Override<Int?>.inherit
     /// Added after the services' own fault rules.
     public var mediaFaults: [MediaFault] = []
     public var coalescingWindow: Duration?

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import DeviceSimulator
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import Logging
 import NIOCore
@@ -49,8 +50,9 @@ public struct ScenarioRunner: Sendable {
             var serviceSettings = configuration.services
             if let window = scenario.coalescingWindow { serviceSettings.apns.coalescingWindow = window }
             serviceSettings.media.faults += scenario.mediaFaults
+            if case .set(let throttle) = scenario.mediaThrottle { serviceSettings.media.throttle = throttle }
             let services = try await ServiceStack.start(
-                services: serviceSettings, deviceSettings: deviceSettings, mediaThrottle: scenario.mediaThrottle,
+                services: serviceSettings, deviceSettings: deviceSettings,
                 baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),
                 timeline: timeline, logger: logger)
             stack = services
@@ -61,7 +63,7 @@ public struct ScenarioRunner: Sendable {
         } catch is CancellationError {
             outcome = .interrupted
         } catch let error as PortInUse {
-            outcome = .setupError(error.description)
+            outcome = .setupError(error.inHarnessYAML)
         } catch let error as ConfigurationError {
             outcome = .setupError(error.description)
         } catch let error as StepFailure {

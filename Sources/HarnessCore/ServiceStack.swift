@@ -5,6 +5,7 @@ import Foundation
 import HarnessTimeline
 import Logging
 import MediaServer
+import PushChannel
 
 /// Every fake service of one run, started in dependency order and stopped in reverse.
 public final class ServiceStack: Sendable {
@@ -12,11 +13,13 @@ public final class ServiceStack: Sendable {
     public let media: MediaServer
     public let parse: FakeParseServer
     public let device: DeviceSimulator
+    /// The push channel from FakeAPNs's gateway to the device.
+    public let pushChannel: PushChannel
     public let stateDirectory: URL
 
     /// Binds every listener. If one fails, those already started are stopped before the error is thrown.
     public static func start(
-        services: ServicesConfiguration, deviceSettings: DeviceSettings, mediaThrottle: Int?, baseDirectory: URL,
+        services: ServicesConfiguration, deviceSettings: DeviceSettings, baseDirectory: URL,
         stateDirectory: URL, timeline: Timeline, logger: Logger
     ) async throws -> ServiceStack {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
@@ -35,7 +38,7 @@ public final class ServiceStack: Sendable {
             root: URL(fileURLWithPath: services.media.root, relativeTo: baseDirectory).standardizedFileURL)
         mediaConfiguration.port = services.media.port
         mediaConfiguration.controlPort = services.media.controlPort
-        mediaConfiguration.throttleBytesPerSecond = mediaThrottle ?? services.media.throttle
+        mediaConfiguration.throttleBytesPerSecond = services.media.throttle
         mediaConfiguration.accessLog = stateDirectory.appendingPathComponent("media/access_log")
         mediaConfiguration.faults = services.media.faults
         mediaConfiguration.settings.serverBytesPerSecond = services.media.serverThrottle
@@ -100,10 +103,9 @@ public final class ServiceStack: Sendable {
             "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
         ]
         deviceConfiguration.environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
+        let pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway))
         let device = DeviceSimulator(
-            configuration: deviceConfiguration, timeline: timeline,
-            pushRegistry: APNsDeviceRegistry(gateway: apns.gateway),
-            logger: logger)
+            configuration: deviceConfiguration, timeline: timeline, pushRegistry: pushChannel, logger: logger)
         do {
             try await device.bind()
         } catch {
@@ -112,26 +114,31 @@ public final class ServiceStack: Sendable {
             await apns.close()
             throw error
         }
-        return ServiceStack(apns: apns, media: media, parse: parse, device: device, stateDirectory: stateDirectory)
+        return ServiceStack(
+            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel,
+            stateDirectory: stateDirectory)
     }
 
     private init(
-        apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator, stateDirectory: URL
+        apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
+        pushChannel: PushChannel, stateDirectory: URL
     ) {
         self.apns = apns
         self.media = media
         self.parse = parse
         self.device = device
+        self.pushChannel = pushChannel
         self.stateDirectory = stateDirectory
     }
 
-    /// Kills the apps, then stops Parse (finishing pushes in flight), the media server and APNs. A part
-    /// that has not stopped after `limit` is left behind and named on `timeline` as
-    /// `harness.teardown.stuck`: a run always ends, and says what would not stop. The process's exit
+    /// Kills the apps, closes the push channel, then stops Parse (finishing pushes in flight), the media
+    /// server and APNs. A part that has not stopped after `limit` is left behind and named on `timeline`
+    /// as `harness.teardown.stuck`: a run always ends, and says what would not stop. The process's exit
     /// ends a stuck service; if the device is the stuck part, its apps' processes are killed here.
     public func stop(timeline: Timeline? = nil, limit: Duration = .seconds(30)) async {
         let parts: [(String, @Sendable () async -> Void)] = [
-            ("device", { await self.device.shutdown() }), ("parse", { await self.parse.close() }),
+            ("device", { await self.device.shutdown() }), ("push channel", { await self.pushChannel.close() }),
+            ("parse", { await self.parse.close() }),
             ("media", { await self.media.close() }), ("apns", { await self.apns.close() }),
         ]
         for (name, stop) in parts where !(await Self.finishes(stop, within: limit)) {

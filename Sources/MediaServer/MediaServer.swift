@@ -78,7 +78,7 @@ public final class MediaServer: Service, Sendable {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         let client = channel.remoteAddress?.ipAddress ?? "-"
                         try channel.pipeline.syncOperations.addHandler(
-                            RequestTimeoutHandler(timeout: configuration.requestTimeout.timeAmount) {
+                            RequestTimeoutHandler(timeout: TimeAmount(configuration.requestTimeout)) {
                                 timeline.publish(
                                     .mediaRequestTimedOut, source: "media",
                                     ["client": client, "after": "\(configuration.requestTimeout)"])
@@ -91,7 +91,7 @@ public final class MediaServer: Service, Sendable {
                     }
                 }
         } catch {
-            throw PortInUse.wrap(error, port: configuration.port, setting: "services.media.port")
+            throw PortInUse.wrap(error, port: configuration.port, service: "media", setting: "port")
         }
         let accessLog: AccessLog?
         do {
@@ -114,7 +114,7 @@ public final class MediaServer: Service, Sendable {
             server.control.withLock { $0 = control }
         } catch {
             try? await listener.channel.close()
-            throw PortInUse.wrap(error, port: configuration.controlPort, setting: "services.media.controlPort")
+            throw PortInUse.wrap(error, port: configuration.controlPort, service: "media", setting: "controlPort")
         }
         server.accepting.withLock { $0 = Task { await server.acceptConnections() } }
         if let accessLog {

@@ -1,6 +1,7 @@
 import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import PushChannel
 import TestSupport
 import Testing
 

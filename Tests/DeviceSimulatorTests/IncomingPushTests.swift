@@ -1,5 +1,6 @@
 import DeviceProtocol
 import DeviceSimulator
+import PushChannel
 import Testing
 
 @Suite struct IncomingPushTests {

@@ -16,14 +16,14 @@ import Glibc
     }
 
     /// A scenario file like the catalogue's, with every port free and the given app command.
-    func configuration(app command: String, mediaPort: Int = 0, throttle: String = "100KB/s") throws -> URL {
+    func configuration(app command: String, ports: [String: Int] = [:], throttle: String = "100KB/s") throws -> URL {
         let media = PackagePaths.root.appendingPathComponent("Fixtures/media").path
         let text = """
             version: 1
             services:
-              apns: {port: 0}
-              media: {port: \(mediaPort), root: \(media), throttle: \(throttle)}
-              parse: {port: 0}
+              apns: {port: \(ports["apns"] ?? 0)}
+              media: {port: \(ports["media"] ?? 0), root: \(media), throttle: \(throttle)}
+              parse: {port: \(ports["parse"] ?? 0)}
               device: {suspendAfterBackground: 200ms}
             apps:
               nasa-tv:
@@ -66,15 +66,18 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("timeline.jsonl").path))
     }
 
-    @Test func aPortInUseNamesThePortAndTheSetting() async throws {
+    @Test(arguments: ["apns", "media", "parse"])
+    func aPortInUseNamesThePortAndTheSetting(service: String) async throws {
         try requireBinaries()
         let (socket, port) = try listeningSocket()
         defer { close(socket) }
-        let file = try configuration(app: nasaTV, mediaPort: port)
+        let file = try configuration(app: nasaTV, ports: [service: port])
         let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
         #expect(result.status == 2, "\(result.transcript)")
         #expect(
-            result.standardError.contains("port \(port) is already in use; choose another with services.media.port"))
+            result.standardError.contains(
+                "port \(port) is already in use; choose another with services.\(service).port"),
+            "\(result.transcript)")
     }
 
     @Test func anAppThatExitsDuringLaunchIsReportedWithItsLastOutput() async throws {

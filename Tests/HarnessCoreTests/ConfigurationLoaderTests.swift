@@ -57,6 +57,21 @@ import Testing
         #expect(scenario.expectation.within == .seconds(10))
     }
 
+    @Test(arguments: [
+        ("", nil as Int??), ("media: {throttle: 20KB/s}", .some(.some(20_000))),
+        ("media: {throttle: null}", .some(nil)),
+    ])
+    func aScenarioKeepsReplacesOrRemovesTheMediaThrottle(line: String, expected: Int??) throws {
+        let text = valid.replacingOccurrences(
+            of: "    description: d\n", with: "    description: d\n" + (line.isEmpty ? "" : "    \(line)\n"))
+        let scenario = try #require(try ConfigurationLoader.parse(text, file: "harness.yml").scenario(named: "first"))
+        switch (scenario.mediaThrottle, expected) {
+        case (.inherit, nil): break
+        case (.set(let throttle), .some(let value)): #expect(throttle == value)
+        default: Issue.record("\(line): \(scenario.mediaThrottle), not \(String(describing: expected))")
+        }
+    }
+
     @Test func anUnknownKeyIsNamedWithItsLine() throws {
         let text = valid.replacingOccurrences(of: "    port: 0\n", with: "    port: 0\n    prot: 1\n")
         let problem = try #require(error(text))

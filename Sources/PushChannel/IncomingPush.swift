@@ -1,6 +1,6 @@
 import DeviceProtocol
 
-/// A notification that APNs delivered to this device.
+/// A notification the push service delivers to a device: typed once, where it enters the channel.
 public struct IncomingPush: Sendable, Equatable {
     public var apnsId: String
     public var topic: String
@@ -27,19 +27,4 @@ public struct IncomingPush: Sendable, Equatable {
 
     /// `aps.content-available == 1`, the only value iOS treats as a background update.
     public var isContentAvailable: Bool { payload["aps"]?["content-available"]?.numberValue == 1 }
-}
-
-/// Where the device gets its APNs token and its pushes: the seam to the push service (FakeAPNs's
-/// device gateway in a harness run).
-public protocol PushRegistry: Sendable {
-    /// Registers the device for `topic` and returns the token; pushes accepted for it arrive at `deliver`.
-    func registerDevice(
-        topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void
-    ) async throws -> String
-
-    /// The device's network came or went: while unreachable, the push service stores what it accepts.
-    func setReachable(_ reachable: Bool) async
-
-    /// The app was deleted: the push service answers its token with `410 Unregistered` from now on.
-    func unregisterDevice(token: String) async
 }

@@ -1,0 +1,55 @@
+import HarnessTimeline
+
+/// APNs's persistent connection to one device, as a component of its own: the one path every push
+/// takes from the push service (a ``PushServiceEndpoint``) to the device (a ``PushRegistry`` client).
+/// Pushes arrive typed, once, and reach the device one at a time in the order the service delivered
+/// them, each device on a delivery task the channel owns; ``close()`` ends them. Faults on the channel
+/// and its recording land here.
+public final class PushChannel: PushRegistry, Sendable {
+    private struct Registration {
+        var token: String
+        var arrivals: AsyncStream<IncomingPush>.Continuation
+        var delivery: Task<Void, Never>
+    }
+
+    private let endpoint: any PushServiceEndpoint
+    private let registrations = LockedState<[Registration]>([])
+
+    public init(endpoint: any PushServiceEndpoint) { self.endpoint = endpoint }
+
+    public func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws
+        -> String
+    {
+        // The service hands pushes over on its own threads; the device takes them one at a time, in
+        // that order, on the registration's delivery task.
+        let (arrivals, arrival) = AsyncStream.makeStream(of: IncomingPush.self)
+        let token = endpoint.register(topic: topic) { arrival.yield($0) }
+        let delivery = Task {
+            for await push in arrivals { await deliver(push) }
+        }
+        registrations.withLock { $0.append(Registration(token: token, arrivals: arrival, delivery: delivery)) }
+        return token
+    }
+
+    public func setReachable(_ reachable: Bool) async {
+        for token in registrations.withLock({ $0.map(\.token) }) { endpoint.setOnline(token, reachable) }
+    }
+
+    public func unregisterDevice(token: String) async {
+        endpoint.unregister(token)
+    }
+
+    /// Ends every device's delivery: pushes not yet handed over are dropped, a push being handed over
+    /// finishes first.
+    public func close() async {
+        let all = registrations.withLock { registrations in
+            defer { registrations.removeAll() }
+            return registrations
+        }
+        for registration in all {
+            registration.arrivals.finish()
+            registration.delivery.cancel()
+        }
+        for registration in all { await registration.delivery.value }
+    }
+}
