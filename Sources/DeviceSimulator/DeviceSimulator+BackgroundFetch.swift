@@ -7,8 +7,9 @@ extension DeviceSimulator {
     public func backgroundFetch(_ bundleId: String) async throws {
         let record = try record(bundleId)
         let decision = BackgroundFetchRule.decide(
-            state: record.state, backgroundModes: record.app.backgroundModes, interval: record.fetchInterval,
-            sinceLastFetch: record.lastFetch.map { policyNow - $0 }, suppression: record.wakeBudget.policy.suppression)
+            state: record.state, backgroundModes: record.app.backgroundModes, interval: pushes.fetch(bundleId).interval,
+            sinceLastFetch: pushes.fetch(bundleId).lastFetch.map { policyNow - $0 },
+            suppression: pushes.policy.suppression)
         let completionId = nextCompletionId
         nextCompletionId += 1
         switch decision {
@@ -23,14 +24,14 @@ extension DeviceSimulator {
             move(bundleId, .wake)
             startFetch(bundleId, completionId: completionId, wake: "resumed")
         case .launchInBackground:
-            apps[bundleId]?.launchFetch = completionId
+            pushes.setLaunchFetch(completionId, for: bundleId)
             try await launch(bundleId, reason: .backgroundFetch)
         }
     }
 
     func startFetch(_ bundleId: String, completionId: Int, wake: String) {
         guard let connection = apps[bundleId]?.connection else { return }
-        apps[bundleId]?.lastFetch = policyNow
+        pushes.fetchStarted(bundleId, at: policyNow)
         startBudget(
             bundleId, completionId: completionId,
             handler: "application(_:performFetchWithCompletionHandler:)")

@@ -119,8 +119,7 @@ extension DeviceSimulator {
                 claimedBundleId: claimed)
         }
         record.connection = connection
-        let launchPush = record.launchPush
-        record.launchPush = nil
+        let launchPush = pushes.takeLaunchPush(params.bundleId)
         let waiter = record.launchWaiter
         record.launchWaiter = nil
         apps[params.bundleId] = record
@@ -197,18 +196,16 @@ extension DeviceSimulator {
     /// background relaunch was for, and the held events of sessions it has created.
     func flushHeld(_ bundleId: String) {
         guard let record = apps[bundleId], let connection = record.connection else { return }
-        apps[bundleId]?.heldPushes.removeAll()
-        for push in record.heldPushes {
+        for push in pushes.takeArrivedDuringLaunch(bundleId) {
             connection.notify(DeviceMethod.didReceiveRemoteNotification, push)
             publish(.pushDelivered, ["bundleId": bundleId, "completionId": "\(push.completionId)", "wake": "launched"])
         }
         announceSessionsAfterLaunch(bundleId)
         deliverPendingResponse(bundleId)
-        if let fetch = record.launchFetch {
-            apps[bundleId]?.launchFetch = nil
+        if let fetch = pushes.takeLaunchFetch(bundleId) {
             startFetch(bundleId, completionId: fetch, wake: "launched")
         }
-        if record.state.isForeground, record.heldPush != nil {
+        if record.state.isForeground, pushes.hasHeld(bundleId) {
             Task { await self.releaseHeldPush(bundleId, on: .userOpenedApp) }
         }
         for session in sessions.createdSessions(of: bundleId) { deliverHeldEvents(bundleId, session: session) }
@@ -257,7 +254,7 @@ extension DeviceSimulator {
                 result = Empty()
             case DeviceMethod.setMinimumBackgroundFetchInterval:
                 let params = try message.decodeParams(BackgroundFetchIntervalParams.self)
-                apps[bundleId]?.fetchInterval = try params.interval()
+                pushes.setFetchInterval(try params.interval(), for: bundleId)
                 result = Empty()
             case DeviceMethod.uiState:
                 let params = try message.decodeParams(UIStateParams.self)

@@ -166,7 +166,7 @@ extension DeviceSimulator {
     /// `SIGSTOP` once the app has nothing it is allowed to finish in the background.
     func suspendIfIdle(_ bundleId: String) {
         guard let record = apps[bundleId], record.state == .background, let process = record.process,
-            record.outstandingCompletions.isEmpty, !sessions.owesHandler(bundleId), !backgroundTasks.hasOpen(bundleId)
+            !pushes.owesCompletion(bundleId), !sessions.owesHandler(bundleId), !backgroundTasks.hasOpen(bundleId)
         else { return }
         process.suspend()
         move(bundleId, .suspend)
@@ -181,6 +181,7 @@ extension DeviceSimulator {
         timers.cancelAll(of: bundleId)
         notifications.forget(bundleId)
         sessions.forget(bundleId)
+        pushes.forget(bundleId)
         try? FileManager.default.removeItem(atPath: record.container.paths.home)
         apps[bundleId] = nil
         publish("device.app.uninstalled", ["bundleId": bundleId, "deviceToken": record.deviceToken ?? ""])
@@ -241,12 +242,9 @@ extension DeviceSimulator {
                 false
             }
         }
-        record.outstandingCompletions.removeAll()
         backgroundTasks.forget(bundleId)
         // iOS discards a held push when the app dies; a push for the launch that failed goes with it.
-        record.heldPushes.removeAll()
-        record.launchPush = nil
-        record.launchFetch = nil
+        pushes.processExited(bundleId)
         record.connection?.close()
         record.connection = nil
         record.process = nil

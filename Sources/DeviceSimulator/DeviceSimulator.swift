@@ -46,6 +46,8 @@ public actor DeviceSimulator {
     var backgroundTasks = BackgroundTasks()
     /// The apps' URL sessions, their held events and owed handlers (``SessionEventRouter``).
     var sessions: SessionEventRouter
+    /// The apps' push budgets, held pushes, owed completion handlers and fetch state (``PushService``).
+    var pushes: PushService
 
     /// The policy clock's reading.
     var policyNow: Duration { clock.now }
@@ -59,6 +61,7 @@ public actor DeviceSimulator {
         self.pushRegistry = pushRegistry
         self.clock = PolicyClock(timeScale: configuration.timeScale)
         self.sessions = SessionEventRouter(launchDelay: configuration.sessionLaunchDelay)
+        self.pushes = PushService(policy: configuration.pushPolicy)
         self.transferDaemon = TransferDaemon(timeline: timeline, policy: configuration.transfers, clock: clock)
         self.logger = logger
     }
@@ -130,9 +133,9 @@ public actor DeviceSimulator {
 
     public func install(_ app: InstalledApp) throws {
         let container = try AppContainer(root: configuration.dataDirectory, bundleId: app.bundleId)
-        apps[app.bundleId] = AppRecord(
-            app: app, container: container, wakeBudget: WakeBudget(policy: configuration.pushPolicy))
+        apps[app.bundleId] = AppRecord(app: app, container: container)
         sessions.forget(app.bundleId)
+        pushes.forget(app.bundleId)
     }
 
     public func state(of bundleId: String) -> AppState? { apps[bundleId]?.state }

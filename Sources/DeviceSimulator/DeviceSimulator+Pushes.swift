@@ -40,9 +40,9 @@ extension DeviceSimulator {
             return
         }
         if [.deliverInBackground, .resumeInBackground, .launchInBackground].contains(decision) {
-            switch record.wakeBudget.verdict(at: policyNow) {
+            switch pushes.spendWake(bundleId, at: policyNow) {
             case .allowed:
-                apps[bundleId]?.wakeBudget.record(at: policyNow)
+                break
             case .held(let reason, let until):
                 hold(push, notification, for: bundleId, reason: reason, until: until)
                 return
@@ -51,8 +51,7 @@ extension DeviceSimulator {
         switch decision {
         case .deliverInForeground:
             // No clock while active; it starts if the user leaves the app before the handler is called.
-            apps[bundleId]?.outstandingCompletions[completionId] = OwedCompletion(
-                handler: Self.remoteNotificationHandler)
+            pushes.owe(completionId, OwedCompletion(handler: Self.remoteNotificationHandler), by: bundleId)
             deliver(notification, to: bundleId, wake: "foreground")
         case .deliverInBackground:
             startBudget(bundleId, completionId: completionId)
@@ -65,15 +64,15 @@ extension DeviceSimulator {
             flushHeld(bundleId)
         case .deliverAfterLaunch:
             startBudget(bundleId, completionId: completionId)
-            apps[bundleId]?.heldPushes.append(notification)
+            pushes.arrivedDuringLaunch(notification, for: bundleId)
         case .launchInBackground:
             startBudget(bundleId, completionId: completionId)
-            apps[bundleId]?.launchPush = notification
+            pushes.setLaunchPush(notification, for: bundleId)
             do {
                 try await launch(bundleId, reason: .remoteNotification)
             } catch {
-                apps[bundleId]?.launchPush = nil
-                apps[bundleId]?.outstandingCompletions[completionId] = nil
+                pushes.setLaunchPush(nil, for: bundleId)
+                pushes.settle(completionId, by: bundleId)
                 timers.cancel(.completionWatchdog(bundleId: bundleId, completionId: completionId))
                 publish(
                     "device.app.launchFailed",
@@ -90,7 +89,7 @@ extension DeviceSimulator {
         until: Duration?
     ) {
         if case .discard(let why) = HeldPushRule.action(on: .newerPushHeld) { discardHeldPush(bundleId, because: why) }
-        apps[bundleId]?.heldPush = (push, notification)
+        _ = pushes.hold(push, notification, for: bundleId)
         var attributes: EventAttributes = [
             "bundleId": bundleId, "apnsId": push.apnsId, "completionId": "\(notification.completionId)",
             "reason": reason,
@@ -102,8 +101,7 @@ extension DeviceSimulator {
     }
 
     func discardHeldPush(_ bundleId: String, because reason: String) {
-        guard let held = apps[bundleId]?.heldPush else { return }
-        apps[bundleId]?.heldPush = nil
+        guard let held = pushes.takeHeld(bundleId) else { return }
         timers.cancel(.heldPushRelease(bundleId: bundleId))
         publish(
             .pushDiscarded,
@@ -116,9 +114,8 @@ extension DeviceSimulator {
     /// Lets the held push through, decided again for the app's state now: woken in the background if
     /// the budget allows, or delivered in the foreground when the user opened the app (P8).
     func releaseHeldPush(_ bundleId: String, on event: HeldPushRule.Event) async {
-        guard let record = apps[bundleId], let held = record.heldPush else { return }
+        guard let record = apps[bundleId], let held = pushes.takeHeld(bundleId) else { return }
         let why = event == .userOpenedApp ? "the user opened the app" : "the budget allows a wake again"
-        apps[bundleId]?.heldPush = nil
         timers.cancel(.heldPushRelease(bundleId: bundleId))
         publish(
             .pushReleased,
@@ -146,9 +143,8 @@ extension DeviceSimulator {
 
     /// Starts the budget of completion handlers owed from the foreground: leaving the app starts their clock.
     func startBudgetsOwedFromForeground(_ bundleId: String) {
-        let owed = apps[bundleId]?.outstandingCompletions ?? [:]
-        for (completionId, owed) in owed where owed.clockStartedAt == nil {
-            startBudget(bundleId, completionId: completionId, handler: owed.handler)
+        for (completionId, handler) in pushes.owedFromForeground(bundleId) {
+            startBudget(bundleId, completionId: completionId, handler: handler)
         }
     }
 
@@ -158,8 +154,7 @@ extension DeviceSimulator {
     /// within the budget.
     func startBudget(_ bundleId: String, completionId: Int, handler: String = remoteNotificationHandler) {
         timers.cancel(.suspension(bundleId: bundleId))
-        apps[bundleId]?.outstandingCompletions[completionId] = OwedCompletion(
-            handler: handler, clockStartedAt: policyNow)
+        pushes.owe(completionId, OwedCompletion(handler: handler, clockStartedAt: policyNow), by: bundleId)
         startTimer(
             .completionWatchdog(bundleId: bundleId, completionId: completionId),
             after: configuration.backgroundPushBudget)
@@ -169,7 +164,7 @@ extension DeviceSimulator {
     /// has really passed since its clock started; a kill when the budget is spent and the handler still
     /// owed, else the watchdog waits out the rest.
     func completionBudgetExpired(_ bundleId: String, completionId: Int) {
-        guard let owed = apps[bundleId]?.outstandingCompletions[completionId] else { return }
+        guard let owed = pushes.owed(completionId, by: bundleId) else { return }
         let budget = configuration.backgroundPushBudget
         let elapsed = owed.clockStartedAt.map { policyNow - $0 }
         switch CompletionHandlerRule.outcome(called: false, elapsed: elapsed, budget: budget) {
@@ -183,7 +178,7 @@ extension DeviceSimulator {
         case .suspendWhenIdle:
             return
         }
-        apps[bundleId]?.outstandingCompletions[completionId] = nil
+        pushes.settle(completionId, by: bundleId)
         let handler = owed.handler
         publish(
             .watchdogKilled,
@@ -197,7 +192,7 @@ extension DeviceSimulator {
     }
 
     func fetchCompleted(_ bundleId: String, _ params: FetchCompletionParams) throws {
-        guard apps[bundleId]?.outstandingCompletions.removeValue(forKey: params.completionId) != nil else {
+        guard pushes.settle(params.completionId, by: bundleId) else {
             throw RPCError.refused("completion handler \(params.completionId) was already called or has expired")
         }
         timers.cancel(.completionWatchdog(bundleId: bundleId, completionId: params.completionId))
