@@ -52,24 +52,32 @@ final class FileBodySource: BodySource, @unchecked Sendable {
     private func pread(at offset: Int, length: Int) async throws -> ByteBuffer {
         let descriptor = descriptor
         return try await NIOThreadPool.singleton.runIfActive {
-            var buffer = ByteBufferAllocator().buffer(capacity: length)
-            var done = 0
-            var atEnd = false
-            while done < length, !atEnd {
-                var interrupted = false
-                let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { bytes in
-                    let read = Glibc.pread(descriptor, bytes.baseAddress, length - done, off_t(offset + done))
-                    guard read >= 0 else {
-                        guard errno == EINTR else { throw IOError(errnoCode: errno, reason: "pread") }
-                        interrupted = true
-                        return 0
-                    }
-                    return read
-                }
-                atEnd = read == 0 && !interrupted
-                done += read
-            }
-            return buffer
+            try Self.pread(descriptor, at: offset, length: length, allocator: ByteBufferAllocator())
         }
+    }
+
+    /// Up to `length` bytes of the open file at `offset`, fewer only at its end; blocking, so on an I/O
+    /// thread (or for a small file, on the event loop: ``QuickResponder``).
+    static func pread(_ descriptor: CInt, at offset: Int, length: Int, allocator: ByteBufferAllocator) throws
+        -> ByteBuffer
+    {
+        var buffer = allocator.buffer(capacity: length)
+        var done = 0
+        var atEnd = false
+        while done < length, !atEnd {
+            var interrupted = false
+            let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length - done) { bytes in
+                let read = Glibc.pread(descriptor, bytes.baseAddress, length - done, off_t(offset + done))
+                guard read >= 0 else {
+                    guard errno == EINTR else { throw IOError(errnoCode: errno, reason: "pread") }
+                    interrupted = true
+                    return 0
+                }
+                return read
+            }
+            atEnd = read == 0 && !interrupted
+            done += read
+        }
+        return buffer
     }
 }

@@ -12,8 +12,11 @@ struct AppliedFaults: Equatable {
 
     /// What these faults change about the reply.
     var alterations: ReplyAlterations {
-        ReplyAlterations(
-            headerChanges.sorted { $0.rawValue < $1.rawValue }.map { MediaFault($0) } + [ending].compactMap { $0 })
+        // Once per request: no arrays. Header changes take no parameters, and none conflicts with another.
+        var alterations = ReplyAlterations()
+        for kind in headerChanges { kind.effect.alter(&alterations, by: MediaFault(kind)) }
+        if let ending { ending.fault.effect.alter(&alterations, by: ending) }
+        return alterations
     }
 
     func contains(_ kind: MediaFault.Kind) -> Bool {

@@ -75,8 +75,7 @@ extension MediaServer {
 
     /// The reply to a request to `path`, with the faults drawn for it: decided by ``MediaReply`` around
     /// the one lookup it needs, the file (its current version, and its validators from the cache).
-    func reply(to request: HTTPRequestHead, path: String, faults: AppliedFaults) -> MediaReply {
-        let alterations = faults.alterations
+    func reply(to request: HTTPRequestHead, path: String, alterations: ReplyAlterations) -> MediaReply {
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
         headers.add(name: "Date", value: dateHeader.format(Date()))
@@ -108,8 +107,9 @@ extension MediaServer {
             publishFault(MediaFault(kind), path: path)
         }
         if let fault = applied.ending { publishFault(fault, path: path) }
-        if applied.alterations.newVersion { generations.withLock { $0[path, default: 0] += 1 } }
-        switch reply(to: request, path: path, faults: applied) {
+        let alterations = applied.alterations
+        if alterations.newVersion { generations.withLock { $0[path, default: 0] += 1 } }
+        switch reply(to: request, path: path, alterations: alterations) {
         case .closeAtOnce:
             return .closeAfterResponse
         case .short(let status, let headers):

@@ -57,7 +57,7 @@ final class QuickResponder: ChannelInboundHandler {
     /// The reply, when this request can be answered here.
     private func quickReply(to request: HTTPRequestHead) -> MediaReply? {
         guard server.answersEverythingAtOnce else { return nil }
-        let reply = server.reply(to: request, path: request.path, faults: .none)
+        let reply = server.reply(to: request, path: request.path, alterations: ReplyAlterations())
         switch reply {
         case .short:
             return reply
@@ -110,20 +110,11 @@ final class QuickResponder: ChannelInboundHandler {
     private static func read(_ range: ClosedRange<Int>, of resource: MediaResource, allocator: ByteBufferAllocator)
         -> ByteBuffer?
     {
-        let descriptor = open(resource.url.path, O_RDONLY)
+        let descriptor = open(resource.url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
-        var buffer = allocator.buffer(capacity: range.count)
-        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: range.count) { pointer in
-            var done = 0
-            while done < range.count {
-                let count = pread(
-                    descriptor, pointer.baseAddress! + done, range.count - done, off_t(range.lowerBound + done))
-                guard count > 0 else { break }
-                done += count
-            }
-            return done
-        }
-        return read == range.count ? buffer : nil
+        let buffer = try? FileBodySource.pread(
+            descriptor, at: range.lowerBound, length: range.count, allocator: allocator)
+        return buffer?.readableBytes == range.count ? buffer : nil
     }
 }

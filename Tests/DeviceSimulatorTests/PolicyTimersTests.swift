@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import DeviceSimulator
@@ -28,12 +29,12 @@ import Testing
         }
     }
 
-    @Test func aTimerFiresWithItsPurposeAndIsTakenOnce() async {
+    @Test func aTimerFiresWithItsPurposeAndIsTakenOnce() async throws {
         var timers = PolicyTimers()
         let fired = Fired()
         timers.start(Self.suspension, after: .zero, on: PolicyClock()) { await fired.record($0, $1) }
         #expect(timers.isRunning(Self.suspension))
-        let (purpose, generation) = await fired.next()
+        let (purpose, generation) = try await withDeadline(.seconds(60), "the timer") { await fired.next() }
         #expect(purpose == Self.suspension)
         let taken = timers.take(purpose, generation: generation)
         let again = timers.take(purpose, generation: generation)
@@ -42,12 +43,12 @@ import Testing
         #expect(!again, "a timer is due once")
     }
 
-    @Test func startingAgainReplacesTheTimerAndTheOldOneNoLongerCounts() async {
+    @Test func startingAgainReplacesTheTimerAndTheOldOneNoLongerCounts() async throws {
         var timers = PolicyTimers()
         let fired = Fired()
         timers.start(Self.suspension, after: Self.never, on: PolicyClock()) { await fired.record($0, $1) }
         timers.start(Self.suspension, after: .zero, on: PolicyClock()) { await fired.record($0, $1) }
-        let (_, generation) = await fired.next()
+        let (_, generation) = try await withDeadline(.seconds(60), "the timer") { await fired.next() }
         let replaced = timers.take(Self.suspension, generation: generation - 1)
         let current = timers.take(Self.suspension, generation: generation)
         #expect(!replaced, "the replaced timer's generation")

@@ -401,7 +401,8 @@ import Testing
                 session: "photos", taskIdentifier: 1, url: fixture.server.url + ResumeDataTests.path),
             temporaryFile: fixture.root.appendingPathComponent("CFNetworkDownload_1.tmp"), createdInBackground: false
         ) { event in await app.receive(event) }
-        let completion = await app.completed()
+        // Were the cancel to wait for the app's answer, app and device would wait on each other forever.
+        let completion = try await withDeadline(.seconds(60), "the task's completion") { await app.completed() }
         await fixture.close()
         #expect(completion.error == nil)
         let answer = try #require(await app.cancelAnswer)
