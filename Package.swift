@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -148,6 +149,7 @@ let package = Package(
                 "HarnessTimeline",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -183,7 +185,14 @@ let package = Package(
                 "DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "PushChannel", "TestSupport",
             ]
         ),
-        .testTarget(name: "HarnessCoreTests", dependencies: ["HarnessCore", "HarnessTimeline", "DeviceSimulator"]),
+        .testTarget(
+            name: "HarnessCoreTests",
+            dependencies: [
+                "HarnessCore", "HarnessTimeline", "DeviceSimulator", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["TestSupport", "HarnessTimeline"]

@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// Apps connect to ``DeviceConfiguration/socketPath`` and speak device protocol v1. Every decision is
 /// published to the timeline.
 public actor DeviceSimulator {
-    public let configuration: DeviceConfiguration
+    public internal(set) var configuration: DeviceConfiguration
     let timeline: Timeline
     let pushRegistry: any PushRegistry
     let transferDaemon: TransferDaemon

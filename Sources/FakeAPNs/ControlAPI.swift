@@ -7,13 +7,13 @@ import Logging
 /// FakeAPNs's inspection and control API (plain HTTP on loopback), documented in
 /// docs/apns-control-api.md: devices, what was decided, injected failures and rate limits, reset.
 public final class ControlAPI: Sendable {
-    public let port: Int
-    private let server: RunningHTTPServer
+    /// Binds in ``FakeAPNsServer/run()``, which runs it.
+    let listener: HTTPListener
 
-    private init(server: RunningHTTPServer) {
-        self.server = server
-        self.port = server.port
-    }
+    /// The port bound, or 0 before it is.
+    public var port: Int { listener.boundPort ?? 0 }
+
+    private init(listener: HTTPListener) { self.listener = listener }
 
     struct RegisterRequest: Decodable {
         var topic: String
@@ -67,10 +67,10 @@ public final class ControlAPI: Sendable {
         var forgotten: Int
     }
 
-    static func start(
+    static func make(
         host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
         certificates: PushCertificateIssuer, limits: HTTPLimits, timeline: Timeline, logger: Logger
-    ) async throws -> ControlAPI {
+    ) -> ControlAPI {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
         router.post("/devices") { request, context -> EditedResponse<DeviceResponse> in
@@ -157,10 +157,10 @@ public final class ControlAPI: Sendable {
             faults.reset()
             return .noContent
         }
-        let server = try await RunningHTTPServer.start(
-            router: router, host: host, port: port, service: "apns.control", timeline: timeline, limits: limits,
-            logger: logger)
-        return ControlAPI(server: server)
+        return ControlAPI(
+            listener: HTTPListener(
+                router: router, host: host, port: port, service: "apns.control", setting: ("apns", "controlPort"),
+                timeline: timeline, limits: limits, logger: logger))
     }
 
     private static func decode<T: Decodable>(
@@ -184,5 +184,4 @@ public final class ControlAPI: Sendable {
         HTTPError(.notFound, message: "no device with token \(token); register one with POST /devices")
     }
 
-    func stop() async { await server.stop() }
 }

@@ -22,7 +22,7 @@ extension FakeAPNsServer {
         configuration.port = 0
         configuration.controlPort = 0
         configure(&configuration)
-        let server = try await bind(configuration: configuration, timeline: Timeline())
+        let server = try await start(configuration: configuration, timeline: Timeline())
         do {
             let result = try await body(server)
             await server.close()

@@ -11,9 +11,11 @@ import ServiceLifecycle
 /// Apple's HTTP/2 provider API on local ports, with the credentials a provider needs written to disk,
 /// and a device gateway that simulated devices receive their notifications from.
 ///
-/// ``bind(configuration:timeline:logger:)`` binds every listener at once, so a port clash surfaces
-/// before anything runs; the server then serves until ``close()`` (or, as a `Service`, until graceful
-/// shutdown), which says GOAWAY `Shutdown` to every open connection.
+/// ``bind(configuration:timeline:logger:)`` writes the credentials and binds the provider API's
+/// listeners, so a clash on those ports surfaces before anything runs; nothing is accepted until
+/// ``run()``, which also binds the control API, serves until the group's graceful shutdown and then
+/// says GOAWAY `Shutdown` to every open connection. ``start(configuration:timeline:logger:)`` does both
+/// for a caller without a `ServiceGroup`, and ``close()`` ends that.
 public final class FakeAPNsServer: Service, Sendable {
     /// `MAX_CONCURRENT_STREAMS` before the first valid provider token, and after it (as traces of real
     /// APNs show).
@@ -40,6 +42,7 @@ public final class FakeAPNsServer: Service, Sendable {
     public let authority: LocalCertificateAuthority
     private let listeners: [any Channel]
     private let connections: ConnectionRegistry
+    private let background = LockedState<BackgroundRun?>(nil)
 
     public var url: String { "https://\(configuration.host):\(port)" }
     /// Provider connections open right now (for leak checks).
@@ -100,16 +103,10 @@ public final class FakeAPNsServer: Service, Sendable {
             plaintextPort = try await listen(
                 configured, environment: configuration.environment, tls: false, setting: "plaintextPort")
         }
-        let control: ControlAPI
         let issuer = PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
-        do {
-            control = try await ControlAPI.start(
-                host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
-                certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
-        } catch {
-            for listener in listeners { try? await listener.close() }
-            throw PortInUse.wrap(error, port: configuration.controlPort, service: "apns", setting: "controlPort")
-        }
+        let control = ControlAPI.make(
+            host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
+            certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
         return FakeAPNsServer(
             configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
             port: port, productionPort: productionPort, plaintextPort: plaintextPort, caFile: caFile,
@@ -126,6 +123,8 @@ public final class FakeAPNsServer: Service, Sendable {
         return ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Accepting starts in run().
+            .serverChannelOption(.autoRead, value: false)
             .childChannelInitializer { channel in
                 let client = channel.remoteAddress?.description ?? "-"
                 guard open.enter(closing: channel) else {
@@ -192,17 +191,41 @@ public final class FakeAPNsServer: Service, Sendable {
         self.connections = connections
     }
 
-    /// Serves until graceful shutdown or cancellation, then closes.
-    public func run() async throws {
-        try? await gracefulShutdown()
-        await close()
+    /// Binds `configuration`'s listeners and runs the server until ``close()``: for a caller without a
+    /// `ServiceGroup`. Throws what kept it from listening (a port clash as `PortInUse`).
+    public static func start(
+        configuration: FakeAPNsConfiguration, timeline: Timeline, logger: Logger = Logger(label: "apns")
+    ) async throws -> FakeAPNsServer {
+        let server = try await bind(configuration: configuration, timeline: timeline, logger: logger)
+        let run = try await BackgroundRun.start(server, logger: logger) { try await server.listening() }
+        server.background.withLock { $0 = run }
+        return server
     }
 
-    /// Stops listening, sends GOAWAY `Shutdown` on every open connection and stops the control API.
+    /// Returns once every listener is bound; throws what ended ``run()`` before that.
+    public func listening() async throws { _ = try await controlAPI.listener.listening() }
+
+    /// Accepts provider connections and serves the control API until graceful shutdown or cancellation;
+    /// then stops listening, sends GOAWAY `Shutdown` on every open connection and lets the control API's
+    /// open requests finish.
+    public func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await self.controlAPI.listener.run() }
+            for listener in listeners { try await listener.setOption(.autoRead, value: true).get() }
+            try? await gracefulShutdown()
+            for listener in listeners { try? await listener.close() }
+            await connections.shutdownAll()
+        }
+    }
+
+    /// Ends a server begun with ``start(configuration:timeline:logger:)``, or closes the listeners of
+    /// one that was bound and never run; a server in a `ServiceGroup` ends with the group.
     public func close() async {
-        for listener in listeners { try? await listener.close() }
-        await connections.shutdownAll()
-        await controlAPI.stop()
+        if let run = background.withLock({ $0 }) {
+            await run.stop()
+        } else {
+            for listener in listeners { try? await listener.close() }
+        }
     }
 
     /// Issues a push certificate for `bundleId` and writes it and its key as PEM files beside `ca.pem`.

@@ -10,15 +10,18 @@ import ServiceLifecycle
 /// through a real APNs provider connection.
 public final class FakeParseServer: Service, Sendable {
     public let configuration: FakeParseConfiguration
-    public let port: Int
-    private let server: RunningHTTPServer
+    private let listener: HTTPListener
     private let pushes: PushSender
+    private let background = LockedState<BackgroundRun?>(nil)
 
+    /// The port bound, or the configured one before ``run()`` has bound it.
+    public var port: Int { listener.boundPort ?? configuration.port }
     public var url: String { "http://\(configuration.host):\(port)/parse" }
 
-    public static func start(
+    /// Opens the database and readies the APNs provider; ``run()`` binds the port and serves.
+    public init(
         configuration: FakeParseConfiguration, timeline: Timeline, logger: Logger = Logger(label: "parse")
-    ) async throws -> FakeParseServer {
+    ) throws {
         let store: ParseStore
         do {
             store = try ParseStore(path: configuration.databasePath)
@@ -30,34 +33,46 @@ public final class FakeParseServer: Service, Sendable {
         let routes = ParseRoutes(configuration: configuration, store: store, pushes: pushes, timeline: timeline)
         let router = Router()
         routes.register(on: router.group("parse"))
-        let server: RunningHTTPServer
-        do {
-            server = try await RunningHTTPServer.start(
-                router: router, host: configuration.host, port: configuration.port, service: "parse",
-                timeline: timeline,
-                limits: configuration.limits, logger: logger)
-        } catch {
-            await provider.shutdown()
-            throw PortInUse.wrap(error, port: configuration.port, service: "parse", setting: "port")
-        }
-        return FakeParseServer(configuration: configuration, server: server, pushes: pushes)
-    }
-
-    private init(configuration: FakeParseConfiguration, server: RunningHTTPServer, pushes: PushSender) {
         self.configuration = configuration
-        self.server = server
-        self.port = server.port
         self.pushes = pushes
+        listener = HTTPListener(
+            router: router, host: configuration.host, port: configuration.port, service: "parse",
+            setting: ("parse", "port"), timeline: timeline, limits: configuration.limits, logger: logger)
     }
 
+    /// Makes the server and runs it until ``close()``: for a caller without a `ServiceGroup`. Throws
+    /// what kept it from listening (a port clash as `PortInUse`).
+    public static func start(
+        configuration: FakeParseConfiguration, timeline: Timeline, logger: Logger = Logger(label: "parse")
+    ) async throws -> FakeParseServer {
+        let server = try FakeParseServer(configuration: configuration, timeline: timeline, logger: logger)
+        let run = try await BackgroundRun.start(server, logger: logger) { try await server.listening() }
+        server.background.withLock { $0 = run }
+        return server
+    }
+
+    /// Returns once the port is bound; throws what ended ``run()`` before that.
+    public func listening() async throws { _ = try await listener.listening() }
+
+    /// Serves until graceful shutdown or cancellation; then lets open requests and pushes in flight
+    /// finish, and closes the APNs connection.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await close()
+        do {
+            try await listener.run()
+        } catch {
+            await pushes.shutdown()
+            throw error
+        }
+        await pushes.shutdown()
     }
 
-    /// Stops the listener, waits for pushes in flight, and closes the APNs connection.
+    /// Ends a server begun with ``start(configuration:timeline:logger:)``; a server in a `ServiceGroup`
+    /// ends with the group, and one never run only has its APNs provider to close.
     public func close() async {
-        await server.stop()
-        await pushes.shutdown()
+        if let run = background.withLock({ $0 }) {
+            await run.stop()
+        } else {
+            await pushes.shutdown()
+        }
     }
 }

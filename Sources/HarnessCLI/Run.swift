@@ -62,10 +62,8 @@ struct Run: AsyncParsableCommand {
         batch.logger = options.logger
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
-        let task = Task { await batch.run(names) { line in say(line) } }
-        let signals = InterruptSignals { task.cancel() }
-        let results = await task.value
-        signals.cancel()
+        let batchRunner = batch
+        let results = await runInterruptibly { await batchRunner.run(names) { line in say(line) } }
         let passed = results.filter { $0.outcome == .passed }.count
         say("\n\(passed) of \(results.count) scenarios passed")
         for result in results where result.outcome != .passed {
@@ -127,10 +125,8 @@ struct Run: AsyncParsableCommand {
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
-        let task = Task { await runner.run(scenario) { line in say(line) } }
-        let signals = InterruptSignals { task.cancel() }
-        let result = await task.value
-        signals.cancel()
+        let scenarioRunner = runner
+        let result = await runInterruptibly { await scenarioRunner.run(scenario) { line in say(line) } }
         say("\n\(result.outcome.label) \(scenario.name) in \(String(format: "%.1f", result.seconds)) s")
         if case .setupError(let message) = result.outcome { printError(message) }
         say("report: \(result.reportDirectory.path)")

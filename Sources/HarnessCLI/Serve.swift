@@ -35,7 +35,7 @@ struct Serve: AsyncParsableCommand {
             stack = try await ServiceStack.start(
                 services: configuration.services, deviceSettings: configuration.services.device,
                 baseDirectory: base, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
-                timeline: timeline, logger: options.logger)
+                timeline: timeline, logger: options.logger, gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             fail(ServiceStack.describe(error), code: 2)
         }
@@ -45,14 +45,8 @@ struct Serve: AsyncParsableCommand {
         try file.json().write(to: url)
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
-        // One ServiceGroup owns SIGINT/SIGTERM and stops the services in reverse order.
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [stack.apns, stack.media, stack.parse], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: options.logger))
-        try await group.run()
-        await stack.device.shutdown()
-        await stack.pushChannel.close()
+        // The stack's ServiceGroup owns SIGINT and SIGTERM and stops every service, the device first.
+        await stack.waitUntilStopped()
         say("services stopped")
     }
 }

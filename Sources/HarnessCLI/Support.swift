@@ -1,6 +1,7 @@
 import Foundation
 import HarnessCore
 import HarnessTimeline
+import UnixSignals
 
 /// The live view on standard output: progress bars redrawn in place and colours on a terminal (unless
 /// `NO_COLOR`), whole plain lines into a file or a pipe. Written at once, not when a buffer fills, so
@@ -34,34 +35,52 @@ func loadConfiguration(_ path: String) throws -> HarnessConfiguration {
 }
 
 /// Calls `handler` on the first SIGINT or SIGTERM, so the run can stop its app and services and still
-/// write its report; a second signal exits at once with 130.
-final class InterruptSignals {
-    private let sources: [any DispatchSourceSignal]
+/// write its report; a second signal exits at once with 130. The signals are trapped when `trap`
+/// returns.
+final class InterruptSignals: Sendable {
+    private let watching: Task<Void, Never>
 
-    init(handler: @escaping @Sendable () -> Void) {
-        let received = LockedState(0)
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let count = received.withLock { count in
-                    count += 1
-                    return count
+    private init(watching: Task<Void, Never>) { self.watching = watching }
+
+    static func trap(handler: @escaping @Sendable () -> Void) async -> InterruptSignals {
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        return InterruptSignals(
+            watching: Task {
+                var received = 0
+                for await _ in signals {
+                    received += 1
+                    guard received == 1 else {
+                        FileHandle.standardError.write(Data("harness: interrupted again, exiting now\n".utf8))
+                        exit(130)
+                    }
+                    FileHandle.standardError.write(
+                        Data("\nharness: interrupted, stopping the app and services… (again to exit at once)\n".utf8))
+                    handler()
                 }
-                guard count == 1 else {
-                    FileHandle.standardError.write(Data("harness: interrupted again, exiting now\n".utf8))
-                    exit(130)
-                }
-                FileHandle.standardError.write(
-                    Data("\nharness: interrupted, stopping the app and services… (again to exit at once)\n".utf8))
-                handler()
-            }
-            source.resume()
-            return source
+            })
+    }
+
+    func cancel() { watching.cancel() }
+}
+
+/// Runs `work` on a task that the first SIGINT or SIGTERM cancels (``InterruptSignals``).
+func runInterruptibly<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) async -> Value {
+    let state = LockedState<(task: Task<Value, Never>?, interrupted: Bool)>((nil, false))
+    let signals = await InterruptSignals.trap {
+        let task = state.withLock { state in
+            state.interrupted = true
+            return state.task
         }
+        task?.cancel()
     }
-
-    func cancel() {
-        for source in sources { source.cancel() }
+    let task = Task { await work() }
+    if state.withLock({ state in
+        state.task = task
+        return state.interrupted
+    }) {
+        task.cancel()
     }
+    let value = await task.value
+    signals.cancel()
+    return value
 }

@@ -74,7 +74,7 @@ public struct ScenarioRunner: Sendable {
         }
         if let stack {
             // Teardown must finish even when the run was cancelled.
-            await Task { await stack.stop(timeline: timeline) }.value
+            await Task { await stack.stop() }.value
         }
         timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
         timeline.finish()
@@ -99,8 +99,6 @@ public struct ScenarioRunner: Sendable {
         digest: @escaping @Sendable (String) -> String?
     ) async throws -> (RunOutcome, ChainVerdict, String) {
         let device = services.device
-        let serving = Task { try await device.serve() }
-        defer { serving.cancel() }
         // The apps the steps name, and the others whose bundle id none of those has: two entries may be
         // variants of one app (a fixed or buggy build) under the same bundle id.
         let named = Set(scenario.steps.compactMap(\.app))

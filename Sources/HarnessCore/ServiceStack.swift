@@ -2,12 +2,16 @@ import DeviceSimulator
 import FakeAPNs
 import FakeParse
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import Logging
 import MediaServer
 import PushChannel
+import ServiceLifecycle
+import UnixSignals
 
-/// Every fake service of one run, started in dependency order and stopped in reverse.
+/// Every fake service of one run, the device included, in one `ServiceGroup`: bound in dependency
+/// order, run together, and shut down gracefully in reverse order (the device first, FakeAPNs last).
 public final class ServiceStack: Sendable {
     public let apns: FakeAPNsServer
     public let media: MediaServer
@@ -16,112 +20,112 @@ public final class ServiceStack: Sendable {
     /// The push channel from FakeAPNs's gateway to the device.
     public let pushChannel: PushChannel
     public let stateDirectory: URL
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
 
-    /// Binds every listener. If one fails, those already started are stopped before the error is thrown.
+    /// Binds every listener that can be bound before running, runs the group and returns once every
+    /// service listens. A service that cannot start stops the group, and its error is thrown.
+    ///
+    /// - Parameters:
+    ///   - gracefulShutdownSignals: the signals that stop the group (`harness serve` passes SIGINT and
+    ///     SIGTERM; a run stops its group itself).
+    ///   - teardownLimit: how long each part has to stop; one that has not is left behind and named on
+    ///     `timeline` as `harness.teardown.stuck`. If the device is the stuck part, its apps' processes
+    ///     are killed.
     public static func start(
         services: ServicesConfiguration, deviceSettings: DeviceSettings, baseDirectory: URL,
-        stateDirectory: URL, timeline: Timeline, logger: Logger
+        stateDirectory: URL, timeline: Timeline, logger: Logger, gracefulShutdownSignals: [UnixSignal] = [],
+        teardownLimit: Duration = .seconds(30)
     ) async throws -> ServiceStack {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
-        var apnsConfiguration = FakeAPNsConfiguration(
-            credentialsDirectory: stateDirectory.appendingPathComponent("apns"))
-        apnsConfiguration.port = services.apns.port
-        apnsConfiguration.controlPort = services.apns.controlPort
-        apnsConfiguration.teamId = services.apns.teamId
-        apnsConfiguration.keyId = services.apns.keyId
-        // The coalescing window is a policy timer: it runs on the device's scaled clock.
-        apnsConfiguration.delivery.coalescingWindow = services.apns.coalescingWindow * deviceSettings.timeScale
-        let apns = try await FakeAPNsServer.bind(configuration: apnsConfiguration, timeline: timeline, logger: logger)
-        timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
-
-        var mediaConfiguration = MediaServerConfiguration(
-            root: URL(fileURLWithPath: services.media.root, relativeTo: baseDirectory).standardizedFileURL)
-        mediaConfiguration.port = services.media.port
-        mediaConfiguration.controlPort = services.media.controlPort
-        mediaConfiguration.throttleBytesPerSecond = services.media.throttle
-        mediaConfiguration.accessLog = stateDirectory.appendingPathComponent("media/access_log")
-        mediaConfiguration.faults = services.media.faults
-        mediaConfiguration.settings.serverBytesPerSecond = services.media.serverThrottle
-        mediaConfiguration.settings.burstBytes = services.media.burst
-        mediaConfiguration.settings.firstByteDelayMilliseconds = Int(services.media.firstByteDelay / .milliseconds(1))
-        mediaConfiguration.settings.latencyMilliseconds = Int(services.media.latency / .milliseconds(1))
+        let temporary = FileManager.default.temporaryDirectory
+        let leftovers = LeftoverSockets.removeDead(in: temporary)
+        // Bound but never run, a service has only its listeners to close.
+        var bound: [@Sendable () async -> Void] = []
+        let apns: FakeAPNsServer
         let media: MediaServer
+        let parse: FakeParseServer
+        let device: DeviceSimulator
+        let pushChannel: PushChannel
         do {
-            media = try await MediaServer.bind(configuration: mediaConfiguration, timeline: timeline, logger: logger)
+            apns = try await FakeAPNsServer.bind(
+                configuration: services.apnsConfiguration(
+                    credentialsDirectory: stateDirectory.appendingPathComponent("apns"),
+                    timeScale: deviceSettings.timeScale),
+                timeline: timeline, logger: logger)
+            bound.append { await apns.close() }
+            media = try await MediaServer.bind(
+                configuration: services.mediaConfiguration(
+                    baseDirectory: baseDirectory, accessLog: stateDirectory.appendingPathComponent("media/access_log")),
+                timeline: timeline, logger: logger)
+            bound.append { await media.close() }
+            parse = try FakeParseServer(
+                configuration: services.parseConfiguration(
+                    databasePath: stateDirectory.appendingPathComponent("parse.sqlite").path, apns: apns),
+                timeline: timeline, logger: logger)
+            bound.append { await parse.close() }
+            pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway))
+            device = DeviceSimulator(
+                configuration: deviceSettings.configuration(
+                    dataDirectory: stateDirectory.appendingPathComponent("device"),
+                    socketPath: LeftoverSockets.path(in: temporary)),
+                timeline: timeline, pushRegistry: pushChannel, logger: logger)
+            try await device.bind()
         } catch {
-            await apns.close()
+            for close in bound.reversed() { await close() }
             throw error
         }
+        func part(_ name: String, _ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
+            var bounded = BoundedTeardown(part: name, service: service, limit: teardownLimit, timeline: timeline)
+            if name == "device" { bounded.whenStuck = { await device.killAppProcesses() } }
+            // A part that ends, or fails, ends the others gracefully.
+            return .init(
+                service: bounded, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [
+                    part("apns", apns), part("media", media), part("parse", parse),
+                    part("push channel", ClosingService { await pushChannel.close() }), part("device", device),
+                ],
+                gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        let stack = ServiceStack(
+            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel,
+            stateDirectory: stateDirectory, group: group, running: Task { try await group.run() })
+        do {
+            try await apns.listening()
+            try await media.listening()
+            try await parse.listening()
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
         timeline.publish(
             .serviceStarted, source: "harness",
             [
                 "service": "media", "url": media.url,
-                "throttle": mediaConfiguration.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none",
+                "throttle": media.configuration.throttleBytesPerSecond.map { "\($0) B/s" } ?? "none",
             ])
-
-        var parseConfiguration = FakeParseConfiguration(
-            databasePath: stateDirectory.appendingPathComponent("parse.sqlite").path,
-            apns: APNsProviderConfiguration(
-                url: apns.url, caFile: apns.caFile.path, teamId: services.apns.teamId, keyId: services.apns.keyId,
-                keyFile: apns.keyFile.path))
-        parseConfiguration.port = services.parse.port
-        parseConfiguration.applicationId = services.parse.applicationId
-        parseConfiguration.clientKey = services.parse.clientKey
-        parseConfiguration.restAPIKey = services.parse.restAPIKey
-        parseConfiguration.masterKey = services.parse.masterKey
-        let parse: FakeParseServer
-        do {
-            parse = try await FakeParseServer.start(
-                configuration: parseConfiguration, timeline: timeline, logger: logger)
-        } catch {
-            await media.close()
-            await apns.close()
-            throw error
-        }
         timeline.publish(.serviceStarted, source: "harness", ["service": "parse", "url": parse.url])
-
-        let temporary = FileManager.default.temporaryDirectory
-        for name in LeftoverSockets.removeDead(in: temporary) {
+        for name in leftovers {
             timeline.publish(
                 "harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
         }
-        var deviceConfiguration = DeviceConfiguration(
-            dataDirectory: stateDirectory.appendingPathComponent("device"),
-            socketPath: LeftoverSockets.path(in: temporary))
-        deviceConfiguration.backgroundPushBudget = deviceSettings.backgroundPushBudget
-        deviceConfiguration.suspendAfterBackground = deviceSettings.suspendAfterBackground
-        deviceConfiguration.launchTimeout = deviceSettings.launchTimeout
-        deviceConfiguration.transfers = deviceSettings.transfers
-        deviceConfiguration.pushPolicy = deviceSettings.pushPolicy
-        deviceConfiguration.timeScale = deviceSettings.timeScale
-        deviceConfiguration.bootLaunchDelay = deviceSettings.bootLaunchDelay
-        deviceConfiguration.sessionLaunchDelay = deviceSettings.sessionLaunchDelay
-        deviceConfiguration.backgroundTimeAllowance = deviceSettings.backgroundTimeAllowance
-        deviceConfiguration.environment = [
+        var environment = [
             "HARNESS_MEDIA_URL": media.url,
             "HARNESS_PARSE_URL": parse.url,
             "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
         ]
-        deviceConfiguration.environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
-        let pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway))
-        let device = DeviceSimulator(
-            configuration: deviceConfiguration, timeline: timeline, pushRegistry: pushChannel, logger: logger)
-        do {
-            try await device.bind()
-        } catch {
-            await parse.close()
-            await media.close()
-            await apns.close()
-            throw error
-        }
-        return ServiceStack(
-            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel,
-            stateDirectory: stateDirectory)
+        environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
+        await device.setAppEnvironment(environment)
+        return stack
     }
 
     private init(
         apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
-        pushChannel: PushChannel, stateDirectory: URL
+        pushChannel: PushChannel, stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>
     ) {
         self.apns = apns
         self.media = media
@@ -129,45 +133,20 @@ public final class ServiceStack: Sendable {
         self.device = device
         self.pushChannel = pushChannel
         self.stateDirectory = stateDirectory
+        self.group = group
+        self.running = running
     }
 
-    /// Kills the apps, closes the push channel, then stops Parse (finishing pushes in flight), the media
-    /// server and APNs. A part that has not stopped after `limit` is left behind and named on `timeline`
-    /// as `harness.teardown.stuck`: a run always ends, and says what would not stop. The process's exit
-    /// ends a stuck service; if the device is the stuck part, its apps' processes are killed here.
-    public func stop(timeline: Timeline? = nil, limit: Duration = .seconds(30)) async {
-        let parts: [(String, @Sendable () async -> Void)] = [
-            ("device", { await self.device.shutdown() }), ("push channel", { await self.pushChannel.close() }),
-            ("parse", { await self.parse.close() }),
-            ("media", { await self.media.close() }), ("apns", { await self.apns.close() }),
-        ]
-        for (name, stop) in parts where !(await Self.finishes(stop, within: limit)) {
-            timeline?.publish(.teardownStuck, source: "harness", ["part": name, "after": "\(limit)"])
-            if name == "device" { _ = await Self.finishes({ await self.device.killAppProcesses() }, within: limit) }
-        }
+    /// Shuts the group down gracefully and waits for it: the device kills its apps, the push channel
+    /// closes, Parse finishes pushes in flight, then the media server and FakeAPNs stop, each within
+    /// the teardown limit.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await running.result
     }
 
-    /// Whether `work` finished within `limit`. Work that did not is left running: a hung await cannot
-    /// be taken back, only abandoned.
-    static func finishes(_ work: @escaping @Sendable () async -> Void, within limit: Duration) async -> Bool {
-        let decided = LockedState(false)
-        return await withCheckedContinuation { continuation in
-            let answer: @Sendable (Bool) -> Void = { finished in
-                let first = decided.withLock { done -> Bool in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: finished) }
-            }
-            let timer = Task {
-                do { try await Task.sleep(for: limit) } catch { return }
-                answer(false)
-            }
-            Task {
-                await work()
-                answer(true)
-                timer.cancel()
-            }
-        }
+    /// Returns when the group has stopped: after ``stop()``, a shutdown signal, or a service's end.
+    public func waitUntilStopped() async {
+        _ = await running.result
     }
 }

@@ -30,10 +30,10 @@ enum MediaControlAPI {
         var id: Int
     }
 
-    static func start(
+    static func make(
         host: String, port: Int, settings: LockedState<MediaServerSettings>, faults: LockedState<MediaFaultPlan>,
         limits: HTTPLimits, timeline: Timeline, logger: Logger
-    ) async throws -> RunningHTTPServer {
+    ) -> HTTPListener {
         let router = Router()
         router.get("/faults") { _, _ in FaultList(faults: faults.withLock { $0.status }) }
         router.post("/faults") { request, context -> EditedResponse<FaultAdded> in
@@ -96,8 +96,8 @@ enum MediaControlAPI {
                 ])
             return SettingsResponse(settings: update)
         }
-        return try await RunningHTTPServer.start(
-            router: router, host: host, port: port, service: "media.control", timeline: timeline, limits: limits,
-            logger: logger)
+        return HTTPListener(
+            router: router, host: host, port: port, service: "media.control", setting: ("media", "controlPort"),
+            timeline: timeline, limits: limits, logger: logger)
     }
 }

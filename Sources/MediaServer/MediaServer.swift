@@ -18,13 +18,11 @@ public final class MediaServer: Service, Sendable {
     private let listener: NIOAsyncChannel<Connection, Never>
     let timeline: Timeline
     private let logger: Logger
-    private let accepting = LockedState<Task<Void, Never>?>(nil)
-    /// Writes the access log's buffered lines every second.
-    private let logFlushing = LockedState<Task<Void, Never>?>(nil)
+    private let background = LockedState<BackgroundRun?>(nil)
     let settings: LockedState<MediaServerSettings>
-    private let control = LockedState<RunningHTTPServer?>(nil)
+    private let control: HTTPListener
     let accessLog: AccessLog?
-    let faults = LockedState(MediaFaultPlan())
+    let faults: LockedState<MediaFaultPlan>
     let dateHeader = SecondCache(HTTPDate.format)
     let validatorCache = ValidatorCache()
     let resolver: PathResolver
@@ -34,7 +32,8 @@ public final class MediaServer: Service, Sendable {
     let generations = LockedState<[String: Int]>([:])
 
     /// The control API's port.
-    public var controlPort: Int { control.withLock { $0?.port ?? 0 } }
+    /// The control API's port, or 0 before ``run()`` has bound it.
+    public var controlPort: Int { control.boundPort ?? 0 }
     public var controlURL: String { "http://\(configuration.host):\(controlPort)" }
 
     public var url: String { "http://\(configuration.host):\(port)" }
@@ -107,26 +106,17 @@ public final class MediaServer: Service, Sendable {
             for fault in configuration.faults { _ = plan.add(fault) }
         }
         reference.withLock { $0 = server }
-        do {
-            let control = try await MediaControlAPI.start(
-                host: configuration.host, port: configuration.controlPort, settings: server.settings,
-                faults: server.faults, limits: configuration.limits, timeline: timeline, logger: logger)
-            server.control.withLock { $0 = control }
-        } catch {
-            try? await listener.channel.close()
-            throw PortInUse.wrap(error, port: configuration.controlPort, service: "media", setting: "controlPort")
-        }
-        server.accepting.withLock { $0 = Task { await server.acceptConnections() } }
-        if let accessLog {
-            server.logFlushing.withLock {
-                $0 = Task {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(1))
-                        accessLog.flush()
-                    }
-                }
-            }
-        }
+        return server
+    }
+
+    /// Binds `configuration`'s listeners and runs the server until ``close()``: for a caller without a
+    /// `ServiceGroup`. Throws what kept it from listening (a port clash as `PortInUse`).
+    public static func start(
+        configuration: MediaServerConfiguration, timeline: Timeline, logger: Logger = Logger(label: "media")
+    ) async throws -> MediaServer {
+        let server = try await bind(configuration: configuration, timeline: timeline, logger: logger)
+        let run = try await BackgroundRun.start(server, logger: logger) { try await server.listening() }
+        server.background.withLock { $0 = run }
         return server
     }
 
@@ -135,13 +125,19 @@ public final class MediaServer: Service, Sendable {
         logger: Logger, accessLog: AccessLog?
     ) {
         self.accessLog = accessLog
+        let settings = LockedState(configuration.settings)
+        self.settings = settings
         self.resolver = PathResolver(root: configuration.root.resolvingSymlinksInPath().path)
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port
         self.timeline = timeline
         self.logger = logger
-        self.settings = LockedState(configuration.settings)
+        let faults = LockedState(MediaFaultPlan())
+        self.faults = faults
+        self.control = MediaControlAPI.make(
+            host: configuration.host, port: configuration.controlPort, settings: settings, faults: faults,
+            limits: configuration.limits, timeline: timeline, logger: logger)
     }
 
     /// Adds a fault rule and returns its id; rules are tried in the order added.
@@ -161,21 +157,40 @@ public final class MediaServer: Service, Sendable {
 
     public func removeAllFaults() { faults.withLock { $0.removeAll() } }
 
-    /// Serves until graceful shutdown or cancellation.
+    /// Returns once every listener is bound; throws what ended ``run()`` before that.
+    public func listening() async throws { _ = try await control.listening() }
+
+    /// Serves files and the control API, and writes the access log's buffered lines every second, until
+    /// graceful shutdown or cancellation; then stops accepting, ends open connections and waits for them.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await close()
+        defer { accessLog?.close() }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await self.control.run() }
+            group.addTask { await self.acceptConnections() }
+            if let accessLog {
+                group.addTask {
+                    try? await cancelWhenGracefulShutdown {
+                        while true {
+                            try await Task.sleep(for: .seconds(1))
+                            accessLog.flush()
+                        }
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            try? await listener.channel.close()
+        }
     }
 
-    /// Stops accepting, ends open connections and waits for them.
+    /// Ends a server begun with ``start(configuration:timeline:logger:)``, or closes the listener of one
+    /// that was bound and never run; a server in a `ServiceGroup` ends with the group.
     public func close() async {
-        let task = accepting.withLock { $0 }
-        task?.cancel()
-        try? await listener.channel.close()
-        await task?.value
-        await control.withLock { $0 }?.stop()
-        logFlushing.withLock { $0 }?.cancel()
-        accessLog?.close()
+        if let run = background.withLock({ $0 }) {
+            await run.stop()
+        } else {
+            try? await listener.channel.close()
+            accessLog?.close()
+        }
     }
 
     /// Accepts connections until closed; a bad peer only ends its own connection.

@@ -64,7 +64,7 @@ import Testing
         configuration.port = 0
         configuration.faults = faults
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         var transferPolicy = TransferPolicy()
         transferPolicy.retryDelay = .milliseconds(100)
         policy(&transferPolicy)
@@ -227,7 +227,7 @@ import Testing
         configuration.faults = faults
         configuration.throttleBytesPerSecond = throttle
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         let daemon = TransferDaemon(timeline: timeline)
         try await daemon.createSession(
             bundleId: "com.example",

@@ -15,15 +15,20 @@ import Glibc
         try #require(FileManager.default.isExecutableFile(atPath: harness), "build first: swift build (ci/test does)")
     }
 
-    /// A scenario file like the catalogue's, with every port free and the given app command.
+    /// A scenario file like the catalogue's, with every port free but those of `ports` (by key, such as
+    /// `apns.controlPort`) and the given app command.
     func configuration(app command: String, ports: [String: Int] = [:], throttle: String = "100KB/s") throws -> URL {
         let media = PackagePaths.root.appendingPathComponent("Fixtures/media").path
         let text = """
             version: 1
             services:
-              apns: {port: \(ports["apns"] ?? 0)}
-              media: {port: \(ports["media"] ?? 0), root: \(media), throttle: \(throttle)}
-              parse: {port: \(ports["parse"] ?? 0)}
+              apns: {port: \(ports["apns.port"] ?? 0), controlPort: \(ports["apns.controlPort"] ?? 0)}
+              media:
+                port: \(ports["media.port"] ?? 0)
+                controlPort: \(ports["media.controlPort"] ?? 0)
+                root: \(media)
+                throttle: \(throttle)
+              parse: {port: \(ports["parse.port"] ?? 0)}
               device: {suspendAfterBackground: 200ms}
             apps:
               nasa-tv:
@@ -66,17 +71,17 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("timeline.jsonl").path))
     }
 
-    @Test(arguments: ["apns", "media", "parse"])
-    func aPortInUseNamesThePortAndTheSetting(service: String) async throws {
+    /// Every listener, those bound before the services run and those bound as they start running.
+    @Test(arguments: ["apns.port", "apns.controlPort", "media.port", "media.controlPort", "parse.port"])
+    func aPortInUseNamesThePortAndTheSetting(key: String) async throws {
         try requireBinaries()
         let (socket, port) = try listeningSocket()
         defer { close(socket) }
-        let file = try configuration(app: nasaTV, ports: [service: port])
+        let file = try configuration(app: nasaTV, ports: [key: port])
         let result = try await ChildProcess.run(harness, ["run", "photo", "--config", file.path])
         #expect(result.status == 2, "\(result.transcript)")
         #expect(
-            result.standardError.contains(
-                "port \(port) is already in use; choose another with services.\(service).port"),
+            result.standardError.contains("port \(port) is already in use; choose another with services.\(key)"),
             "\(result.transcript)")
     }
 

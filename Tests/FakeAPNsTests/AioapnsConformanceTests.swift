@@ -39,7 +39,7 @@ import Testing
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
         let timeline = Timeline()
-        let server = try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await FakeAPNsServer.start(configuration: configuration, timeline: timeline)
         let topic = "com.razeware.NASA-TV"
         let token = server.gateway.register(topic: topic) { _ in }
         let script = PackagePaths.root.appendingPathComponent("Tests/Conformance/aioapns_conformance.py").path

@@ -9,7 +9,7 @@ import Testing
     func startServer() async throws -> (FakeAPNsServer, String) {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
-        let server = try await FakeAPNsServer.bind(configuration: configuration, timeline: Timeline())
+        let server = try await FakeAPNsServer.start(configuration: configuration, timeline: Timeline())
         return (server, server.gateway.register(topic: "com.razeware.NASA-TV") { _ in })
     }
 

@@ -47,7 +47,7 @@ import Testing
         configuration.controlPort = 0
         configure(&configuration)
         let timeline = Timeline()
-        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+        return (try await FakeAPNsServer.start(configuration: configuration, timeline: timeline), timeline)
     }
 
     /// 300 connections that never finish their handshake hold 300 descriptors of the server until the

@@ -13,7 +13,7 @@ import Testing
         configuration.port = 0
         configure(&configuration)
         let timeline = Timeline()
-        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+        return (try await FakeAPNsServer.start(configuration: configuration, timeline: timeline), timeline)
     }
 
     /// A silent push, as the background push type requires.

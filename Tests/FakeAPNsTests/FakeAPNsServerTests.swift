@@ -11,7 +11,7 @@ import Testing
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
         let timeline = Timeline()
-        return (try await FakeAPNsServer.bind(configuration: configuration, timeline: timeline), timeline)
+        return (try await FakeAPNsServer.start(configuration: configuration, timeline: timeline), timeline)
     }
 
     /// A JWT signed with the server's `.p8` by Python, as a backend in another language would.

@@ -31,7 +31,7 @@ import Testing
         if let existing {
             apns = existing
         } else {
-            apns = try await FakeAPNsServer.bind(configuration: apnsConfiguration, timeline: timeline)
+            apns = try await FakeAPNsServer.start(configuration: apnsConfiguration, timeline: timeline)
         }
         var configuration = FakeParseConfiguration(
             databasePath: directory.appendingPathComponent("parse.sqlite").path,

@@ -157,7 +157,7 @@ import Testing
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         do {
             try await test(server, root, timeline)
         } catch {

@@ -51,7 +51,7 @@ import Testing
         configuration.port = 0
         configuration.requestTimeout = .seconds(1)
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         async let abuse = ChildProcess.run(
             PackagePaths.python, ["-c", Self.script, "\(server.port)"], timeout: .seconds(90))
         // Served while the abuse goes on.
@@ -82,7 +82,7 @@ import Testing
         configuration.port = 0
         configuration.limits.maxConnections = 2
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         let script = """
             import socket, sys
             port = int(sys.argv[1])

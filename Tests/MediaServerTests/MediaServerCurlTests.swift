@@ -13,7 +13,7 @@ import Testing
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         configuration.throttleBytesPerSecond = throttle
-        return (try await MediaServer.bind(configuration: configuration, timeline: Timeline()), root)
+        return (try await MediaServer.start(configuration: configuration, timeline: Timeline()), root)
     }
 
     func curl(_ arguments: [String]) async throws -> ChildProcess {
@@ -122,7 +122,7 @@ import Testing
         configuration.port = 0
         configuration.throttleBytesPerSecond = 50_000
         let timeline = Timeline()
-        let server = try await MediaServer.bind(configuration: configuration, timeline: timeline)
+        let server = try await MediaServer.start(configuration: configuration, timeline: timeline)
         let before = try await ChildProcess.run("curl", ["--silent", server.controlURL + "/settings"])
         let changed = try await ChildProcess.run(
             "curl",

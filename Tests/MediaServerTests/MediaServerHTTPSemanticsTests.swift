@@ -16,7 +16,7 @@ import Testing
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         configuration.accessLog = root.appendingPathComponent("logs/access_log")
-        let server = try await MediaServer.bind(configuration: configuration, timeline: Timeline())
+        let server = try await MediaServer.start(configuration: configuration, timeline: Timeline())
         do {
             try await test(server, root)
         } catch {
@@ -205,7 +205,7 @@ import Testing
         var configuration = MediaServerConfiguration(root: root)
         configuration.port = 0
         configuration.settings = settings
-        let server = try await MediaServer.bind(configuration: configuration, timeline: Timeline())
+        let server = try await MediaServer.start(configuration: configuration, timeline: Timeline())
         do {
             try await test(server)
         } catch {
