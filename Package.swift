@@ -167,6 +167,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
+        .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(
             name: "FakeAPNsTests",
             dependencies: [
