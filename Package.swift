@@ -191,6 +191,7 @@ let package = Package(
             dependencies: [
                 "HarnessCore", "HarnessTimeline", "DeviceSimulator", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

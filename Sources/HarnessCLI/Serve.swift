@@ -26,15 +26,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
         // long as the services run.
         let timeline = Timeline(retention: 10_000)
         let stack: ServiceStack
         do {
             stack = try await ServiceStack.start(
-                services: configuration.services, deviceSettings: configuration.services.device,
-                baseDirectory: base, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
+                services: configuration.services, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
                 timeline: timeline, logger: options.logger, gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             fail(ServiceStack.describe(error), code: 2)

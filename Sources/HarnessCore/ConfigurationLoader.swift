@@ -1,4 +1,6 @@
+import DeviceSimulator
 import FakeAPNs
+import FakeParse
 import Foundation
 import HarnessTimeline
 import MediaServer
@@ -32,189 +34,83 @@ public enum ConfigurationLoader {
                 file: file, line: nil, column: nil, keyPath: "", message: "not valid YAML: \(error)")
         }
         let reader = YAMLReader(file: file, node: root, path: "")
-        let top = try reader.mapping(known: ["version", "services", "apps", "scenarios"])
-        guard let version = top["version"] else { throw reader.error("missing 'version: 1'") }
-        guard try version.int() == 1 else { throw version.error("only version 1 is supported") }
-        var configuration = HarnessConfiguration(file: file)
-        if let services = top["services"] { configuration.services = try readServices(services) }
-        if let apps = top["apps"] {
-            for (name, app) in try apps.namedEntries() { configuration.apps[name] = try readApp(name, app) }
-        }
-        if let scenarios = top["scenarios"] {
-            for (name, scenario) in try scenarios.namedEntries() {
-                if let problem = YAMLReader.problem(withName: name) { throw scenario.error(problem) }
-                configuration.scenarios.append(
-                    try readScenario(name, scenario, apps: configuration.apps, device: configuration.services.device))
-            }
-        }
+        let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL
+        var configuration = HarnessConfiguration(file: file, baseDirectory: baseDirectory)
+        let found = try KeyTable<HarnessConfiguration>([
+            "version": { version, _ in
+                guard try version.int() == 1 else { throw version.error("only version 1 is supported") }
+            },
+            "services": { try servicesKeys(baseDirectory: baseDirectory).read($0, into: &$1.services) },
+            "apps": { apps, configuration in
+                for (name, app) in try apps.namedEntries() { configuration.apps[name] = try readApp(name, app) }
+            },
+            // After the apps and the services: steps name apps, and a scenario's device block overlays
+            // the services' one.
+            "scenarios": { scenarios, configuration in
+                for (name, scenario) in try scenarios.namedEntries() {
+                    if let problem = YAMLReader.problem(withName: name) { throw scenario.error(problem) }
+                    configuration.scenarios.append(
+                        try readScenario(
+                            name, scenario, apps: configuration.apps, device: configuration.services.device))
+                }
+            },
+        ]).read(reader, into: &configuration)
+        guard found.contains("version") else { throw reader.error("missing 'version: 1'") }
         return configuration
     }
 
-    private static func readServices(_ reader: YAMLReader) throws -> ServicesConfiguration {
-        var services = ServicesConfiguration()
-        let entries = try reader.mapping(known: ["apns", "media", "parse", "device"])
-        if let apns = try entries["apns"]?.mapping(known: [
-            "port", "controlPort", "teamId", "keyId", "coalescingWindow",
-        ]) {
-            if let value = apns["coalescingWindow"] { services.apns.coalescingWindow = try value.duration() }
-            if let value = apns["port"] { services.apns.port = try value.port() }
-            if let value = apns["controlPort"] { services.apns.controlPort = try value.port() }
-            if let value = apns["teamId"] { services.apns.teamId = try value.identifier() }
-            if let value = apns["keyId"] { services.apns.keyId = try value.identifier() }
-        }
-        if let media = try entries["media"]?.mapping(known: [
-            "port", "controlPort", "root", "throttle", "serverThrottle", "burst", "firstByteDelay", "latency", "faults",
-        ]) {
-            if let value = media["serverThrottle"] {
-                services.media.serverThrottle = value.node.null != nil ? nil : try value.rate()
-            }
-            if let value = media["burst"] {
-                services.media.burst = try value.int(range: 1...InputBounds.bytes.upperBound)
-            }
-            // The media server takes at most a day of delay before a response (docs/limits.md).
-            if let value = media["firstByteDelay"] {
-                services.media.firstByteDelay = try value.duration(atMost: .seconds(86_400))
-            }
-            if let value = media["latency"] { services.media.latency = try value.duration(atMost: .seconds(86_400)) }
-            if let value = media["port"] { services.media.port = try value.port() }
-            if let value = media["controlPort"] { services.media.controlPort = try value.port() }
-            if let value = media["root"] { services.media.root = try value.string() }
-            if let value = media["throttle"] {
-                services.media.throttle = value.node.null != nil ? nil : try value.rate()
-            }
-            if let value = media["faults"] { services.media.faults = try readFaults(value) }
-        }
-        if let parse = try entries["parse"]?.mapping(
-            known: ["port", "applicationId", "clientKey", "restAPIKey", "masterKey"])
-        {
-            if let value = parse["port"] { services.parse.port = try value.port() }
-            if let value = parse["applicationId"] { services.parse.applicationId = try value.string() }
-            if let value = parse["clientKey"] { services.parse.clientKey = try value.string() }
-            if let value = parse["restAPIKey"] { services.parse.restAPIKey = try value.string() }
-            if let value = parse["masterKey"] { services.parse.masterKey = try value.string() }
-        }
-        if let device = entries["device"] { services.device = try readDevice(device, base: services.device) }
-        return services
-    }
-
-    /// A list of media faults, each a mapping with the keys of docs/media-control-api.md.
-    private static func readFaults(_ reader: YAMLReader) throws -> [MediaFault] {
-        try reader.sequence().map { item in
-            let entries = try item.mapping(known: [
-                "fault", "path", "count", "probability", "seed", "afterBytes", "afterFraction", "by", "status",
-                "retryAfter",
-            ])
-            guard let kindReader = entries["fault"] else {
-                throw item.error(
-                    "a fault needs 'fault': one of \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            guard let kind = MediaFault.Kind(rawValue: try kindReader.string()) else {
-                throw kindReader.error(
-                    "unknown fault '\(try kindReader.string())'; known: \(MediaFault.Kind.allCases.map(\.rawValue).joined(separator: ", "))"
-                )
-            }
-            var fault = MediaFault(kind, path: try entries["path"]?.string(), count: try entries["count"]?.int())
-            fault.probability = try entries["probability"]?.fraction()
-            fault.seed = try entries["seed"].map { UInt64(try $0.int(range: 0...Int.max)) }
-            fault.afterBytes = try entries["afterBytes"]?.int()
-            fault.afterFraction = try entries["afterFraction"]?.fraction()
-            fault.by = try entries["by"]?.int()
-            fault.status = try entries["status"]?.int()
-            fault.retryAfter = try entries["retryAfter"]?.int()
-            if let problem = fault.problem { throw item.error(problem) }
-            return fault
-        }
-    }
-
-    private static func readDevice(_ reader: YAMLReader, base: DeviceSettings) throws -> DeviceSettings {
-        var settings = base
-        let entries = try reader.mapping(known: [
-            "backgroundPushBudget", "suspendAfterBackground", "launchTimeout", "transferRequestTimeout",
-            "transferResourceTimeout", "transferRetryDelay", "backgroundAppRefresh", "lowPowerMode", "pushBudget",
-            "timeScale", "bootLaunchDelay", "sessionLaunchDelay", "backgroundTimeAllowance",
-        ])
-        if let value = entries["backgroundPushBudget"] { settings.backgroundPushBudget = try value.duration() }
-        if let value = entries["suspendAfterBackground"] { settings.suspendAfterBackground = try value.duration() }
-        if let value = entries["launchTimeout"] { settings.launchTimeout = try value.duration() }
-        if let value = entries["transferRequestTimeout"] { settings.transfers.requestTimeout = try value.duration() }
-        if let value = entries["transferResourceTimeout"] { settings.transfers.resourceTimeout = try value.duration() }
-        if let value = entries["transferRetryDelay"] { settings.transfers.retryDelay = try value.duration() }
-        if let value = entries["backgroundAppRefresh"] { settings.pushPolicy.backgroundAppRefresh = try value.bool() }
-        if let value = entries["lowPowerMode"] { settings.pushPolicy.lowPowerMode = try value.bool() }
-        if let value = entries["bootLaunchDelay"] { settings.bootLaunchDelay = try value.duration() }
-        if let value = entries["sessionLaunchDelay"] { settings.sessionLaunchDelay = try value.duration() }
-        if let value = entries["backgroundTimeAllowance"] { settings.backgroundTimeAllowance = try value.duration() }
-        if let value = entries["timeScale"] {
-            guard let scale = Double(try value.string()), scale > 0, scale <= 1000 else {
-                throw value.error("timeScale is a positive number of real seconds per policy second, such as 0.1")
-            }
-            settings.timeScale = scale
-        }
-        if let value = entries["pushBudget"] {
-            if case .scalar = value.node {
-                guard try value.string() == "permissive" else {
-                    throw value.error("pushBudget is 'permissive' or {perHour: N, perDay: N}")
-                }
-                settings.pushPolicy.wakesPerHour = nil
-                settings.pushPolicy.wakesPerDay = nil
-            } else {
-                let budget = try value.mapping(known: ["perHour", "perDay"])
-                for (key, entry) in budget {
-                    let count = try entry.int(range: 0...1_000_000)
-                    if key == "perHour" {
-                        settings.pushPolicy.wakesPerHour = count
-                    } else {
-                        settings.pushPolicy.wakesPerDay = count
-                    }
-                }
-            }
-        }
-        return settings
-    }
-
     private static func readApp(_ name: String, _ reader: YAMLReader) throws -> AppConfiguration {
-        let entries = try reader.mapping(known: ["bundleId", "build", "command", "backgroundModes", "environment"])
-        guard let bundleId = entries["bundleId"] else { throw reader.error("an app needs a 'bundleId'") }
-        guard let command = entries["command"] else { throw reader.error("an app needs a 'command' (a list)") }
-        let arguments = try command.strings()
-        guard !arguments.isEmpty else { throw command.error("the command must not be empty") }
-        // The bundle id names the app's container folder and its push certificates' files.
-        let bundle = try bundleId.string()
-        if let problem = PushCertificateIssuer.problem(bundleId: bundle) { throw bundleId.error(problem) }
-        var app = AppConfiguration(
-            name: name, bundleId: bundle, build: try entries["build"]?.strings(), command: arguments,
-            backgroundModes: Set(try entries["backgroundModes"]?.strings() ?? []))
         let knownModes: Set<String> = ["remote-notification", "fetch", "audio", "location", "voip", "processing"]
-        if let modes = entries["backgroundModes"], let unknown = app.backgroundModes.subtracting(knownModes).first {
-            throw modes.error(
-                "unknown background mode '\(unknown)'; known: \(knownModes.sorted().joined(separator: ", "))")
-        }
-        if let environment = entries["environment"] {
-            for (key, value) in try environment.namedEntries() { app.environment[key] = try value.string() }
-        }
+        var app = AppConfiguration(name: name, bundleId: "", build: nil, command: [], backgroundModes: [])
+        let found = try KeyTable<AppConfiguration>([
+            // The bundle id names the app's container folder and its push certificates' files.
+            "bundleId": { value, app in
+                app.bundleId = try value.string()
+                if let problem = PushCertificateIssuer.problem(bundleId: app.bundleId) { throw value.error(problem) }
+            },
+            "build": { $1.build = try $0.strings() },
+            "command": { value, app in
+                app.command = try value.strings()
+                guard !app.command.isEmpty else { throw value.error("the command must not be empty") }
+            },
+            "backgroundModes": { value, app in
+                app.backgroundModes = Set(try value.strings())
+                if let unknown = app.backgroundModes.subtracting(knownModes).first {
+                    throw value.error(
+                        "unknown background mode '\(unknown)'; known: \(knownModes.sorted().joined(separator: ", "))")
+                }
+            },
+            "environment": { value, app in
+                for (key, entry) in try value.namedEntries() { app.environment[key] = try entry.string() }
+            },
+        ]).read(reader, into: &app)
+        guard found.contains("bundleId") else { throw reader.error("an app needs a 'bundleId'") }
+        guard found.contains("command") else { throw reader.error("an app needs a 'command' (a list)") }
         return app
     }
 
     private static func readScenario(
-        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceSettings
+        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceConfiguration
     ) throws -> Scenario {
-        let entries = try reader.mapping(known: ["description", "apns", "media", "device", "steps", "expect"])
         var scenario = Scenario(name: name)
-        if let value = entries["description"] { scenario.description = try value.string() }
-        if let apns = try entries["apns"]?.mapping(known: ["coalescingWindow"]), let window = apns["coalescingWindow"] {
-            scenario.coalescingWindow = try window.duration()
-        }
-        if let media = try entries["media"]?.mapping(known: ["throttle", "faults"]) {
-            if let throttle = media["throttle"] {
-                scenario.mediaThrottle = .set(throttle.node.null != nil ? nil : try throttle.rate())
-            }
-            if let faults = media["faults"] { scenario.mediaFaults = try readFaults(faults) }
-        }
-        // A scenario's device block overrides the services' one key by key.
-        if let device = entries["device"] { scenario.device = try readDevice(device, base: base) }
-        guard let steps = entries["steps"] else { throw reader.error("a scenario needs 'steps'") }
-        scenario.steps = try steps.sequence().map { try readStep($0, apps: apps) }
-        if let expect = entries["expect"] { scenario.expectation = try readExpectation(expect) }
+        let found = try KeyTable<Scenario>([
+            "description": { $1.description = try $0.string() },
+            "apns": {
+                try KeyTable<Scenario>(["coalescingWindow": { $1.coalescingWindow = try $0.duration() }])
+                    .read($0, into: &$1)
+            },
+            "media": {
+                try KeyTable<Scenario>([
+                    "throttle": { $1.mediaThrottle = .set(try $0.nullOr { try $0.rate() }) },
+                    "faults": { $1.mediaFaults = try readFaults($0) },
+                ]).read($0, into: &$1)
+            },
+            // A scenario's device block overrides the services' one key by key.
+            "device": { $1.device = try deviceKeys.overlay($0, on: base) },
+            "steps": { $1.steps = try $0.sequence().map { try readStep($0, apps: apps) } },
+            "expect": { $1.expectation = try readExpectation($0) },
+        ]).read(reader, into: &scenario)
+        guard found.contains("steps") else { throw reader.error("a scenario needs 'steps'") }
         return scenario
     }
 
@@ -228,143 +124,65 @@ public enum ConfigurationLoader {
                 throw reader.error("'\(other)' is not a step; steps without a value are lock, unlock and reboot")
             }
         }
-        let kinds = [
-            "launch", "home", "foreground", "crash", "jetsam", "forceQuit", "backgroundFetch", "tapNotification",
-            "uninstall", "tap", "waitFor",
-            "push", "network",
-        ]
-        let entries = try reader.mapping(known: Set(kinds))
-        guard entries.count == 1, let (kind, value) = entries.first else {
-            throw reader.error("each step has exactly one of: \(kinds.joined(separator: ", "))")
-        }
-        func app() throws -> String {
+        func app(_ value: YAMLReader) throws -> String {
             let name = try value.string()
             guard apps[name] != nil else {
                 throw value.error("no app named '\(name)'; apps: \(apps.keys.sorted().joined(separator: ", "))")
             }
             return name
         }
-        switch kind {
-        case "launch": return .launch(app: try app())
-        case "home": return .home(app: try app())
-        case "foreground": return .foreground(app: try app())
-        case "crash": return .crash(app: try app())
-        case "jetsam": return .jetsam(app: try app())
-        case "forceQuit": return .forceQuit(app: try app())
-        case "backgroundFetch": return .backgroundFetch(app: try app())
-        case "tapNotification": return .tapNotification(app: try app())
-        case "uninstall": return .uninstall(app: try app())
-        case "tap":
-            let fields = try value.mapping(known: ["app", "button"])
-            guard let name = fields["app"], let button = fields["button"] else {
-                throw value.error("tap needs {app: <app>, button: <label>}")
-            }
-            let appName = try name.string()
-            guard apps[appName] != nil else {
-                throw name.error("no app named '\(appName)'; apps: \(apps.keys.sorted().joined(separator: ", "))")
-            }
-            return .tap(app: appName, button: try button.string())
-        case "network":
-            let network = try value.string()
-            guard ["wifi", "cellular", "offline"].contains(network) else {
-                throw value.error("network must be wifi, cellular or offline")
-            }
-            return .network(network)
-        case "push":
-            let fields = try value.mapping(
-                known: ["where", "channels", "data", "expiration_time", "expiration_interval", "push_time"])
-            guard fields["data"] != nil else { throw value.error("a push needs 'data'") }
-            return .push(body: try JSONBox(try value.json()))
-        default:
-            let fields = try value.mapping(known: ["event", "where", "timeout"])
-            guard let event = fields["event"] else { throw value.error("waitFor needs an 'event'") }
-            var pattern = EventPattern(kind: try event.string())
-            if let attributes = fields["where"] { pattern.attributes = try readAttributes(attributes) }
-            return .waitFor(pattern, timeout: try fields["timeout"]?.duration() ?? .seconds(30))
-        }
-    }
-
-    private static func readPattern(_ reader: YAMLReader) throws -> EventPattern {
-        if case .scalar = reader.node { return EventPattern(kind: try reader.string()) }
-        let entries = try reader.namedEntries()
-        guard entries.count == 1, let (kind, attributes) = entries.first else {
-            throw reader.error("write an event as its kind, or as 'kind: {attribute: value}'")
-        }
-        return EventPattern(kind: kind, attributes: try readAttributes(attributes))
-    }
-
-    private static func readAttributes(_ reader: YAMLReader) throws -> [String: AttributeMatch] {
-        var result: [String: AttributeMatch] = [:]
-        for (key, value) in try reader.namedEntries() {
-            if case .mapping = value.node {
-                let match = try value.mapping(known: ["sha256OfFixture", "contains", "json"])
-                if let fixture = match["sha256OfFixture"], match.count == 1 {
-                    result[key] = .sha256OfFixture(try fixture.string())
-                } else if let text = match["contains"], match.count == 1 {
-                    result[key] = .contains(try text.string())
-                } else if let json = match["json"], match.count == 1 {
-                    guard case .mapping = json.node else {
-                        throw json.error("write the keys the JSON object must hold, as {json: {photoTitle: Nebula}}")
-                    }
-                    result[key] = .json(try readJSONSubset(json))
-                } else {
-                    throw value.error(
-                        "write {sha256OfFixture: photos/dailyphoto.jpg}, {contains: text} or {json: {key: value}}")
+        let kinds = KeyTable<Step?>([
+            "launch": { $1 = .launch(app: try app($0)) },
+            "home": { $1 = .home(app: try app($0)) },
+            "foreground": { $1 = .foreground(app: try app($0)) },
+            "crash": { $1 = .crash(app: try app($0)) },
+            "jetsam": { $1 = .jetsam(app: try app($0)) },
+            "forceQuit": { $1 = .forceQuit(app: try app($0)) },
+            "backgroundFetch": { $1 = .backgroundFetch(app: try app($0)) },
+            "tapNotification": { $1 = .tapNotification(app: try app($0)) },
+            "uninstall": { $1 = .uninstall(app: try app($0)) },
+            "tap": { value, step in
+                var fields: (app: String?, button: String?)
+                try KeyTable<(app: String?, button: String?)>([
+                    "app": { $1.app = try app($0) },
+                    "button": { $1.button = try $0.string() },
+                ]).read(value, into: &fields)
+                guard let name = fields.app, let button = fields.button else {
+                    throw value.error("tap needs {app: <app>, button: <label>}")
                 }
-            } else {
-                result[key] = .equals(try value.string())
-            }
-        }
-        return result
-    }
-
-    private static func readJSONSubset(_ reader: YAMLReader) throws -> JSONSubset {
-        if case .mapping = reader.node {
-            return .object(try reader.namedEntries().map { (key: $0.0, value: try readJSONSubset($0.1)) })
-        }
-        return .scalar(try reader.string())
-    }
-
-    private static func readExpectation(_ reader: YAMLReader) throws -> Expectation {
-        let entries = try reader.mapping(known: ["chain", "eventually", "never", "counts", "files", "within", "settle"])
-        var expectation = Expectation()
-        if let chain = entries["chain"] { expectation.chain = try chain.sequence().map(readPattern) }
-        if let eventually = entries["eventually"] {
-            expectation.eventually = try eventually.sequence().map(readPattern)
-        }
-        if let never = entries["never"] { expectation.never = try never.sequence().map(readPattern) }
-        if let within = entries["within"] { expectation.within = try within.duration() }
-        if let settle = entries["settle"] { expectation.settle = try settle.duration() }
-        if let counts = entries["counts"] {
-            expectation.counts = try counts.sequence().map { item in
-                let fields = try item.mapping(known: ["event", "where", "count", "atLeast", "atMost"])
-                guard let event = fields["event"] else { throw item.error("a count needs an 'event'") }
-                var pattern = EventPattern(kind: try event.string())
-                if let attributes = fields["where"] { pattern.attributes = try readAttributes(attributes) }
-                if let exact = fields["count"] {
-                    guard fields["atLeast"] == nil, fields["atMost"] == nil else {
-                        throw item.error("a count has either 'count' or 'atLeast'/'atMost'")
-                    }
-                    let count = try exact.int(range: 0...1_000_000)
-                    return CountExpectation(pattern: pattern, atLeast: count, atMost: count)
+                step = .tap(app: name, button: button)
+            },
+            "waitFor": { value, step in
+                typealias Fields = (event: String?, attributes: [String: AttributeMatch], timeout: Duration)
+                var wait: Fields = (nil, [:], .seconds(30))
+                try KeyTable<Fields>([
+                    "event": { $1.event = try $0.string() },
+                    "where": { $1.attributes = try readAttributes($0) },
+                    "timeout": { $1.timeout = try $0.duration() },
+                ]).read(value, into: &wait)
+                guard let event = wait.event else { throw value.error("waitFor needs an 'event'") }
+                step = .waitFor(EventPattern(kind: event, attributes: wait.attributes), timeout: wait.timeout)
+            },
+            "push": { value, step in
+                // Parse's push body, passed on as JSON; these are the keys Parse takes.
+                let fields = try value.mapping(
+                    known: ["where", "channels", "data", "expiration_time", "expiration_interval", "push_time"])
+                guard fields["data"] != nil else { throw value.error("a push needs 'data'") }
+                step = .push(body: try JSONBox(try value.json()))
+            },
+            "network": { value, step in
+                let network = try value.string()
+                guard ["wifi", "cellular", "offline"].contains(network) else {
+                    throw value.error("network must be wifi, cellular or offline")
                 }
-                guard fields["atLeast"] != nil || fields["atMost"] != nil else {
-                    throw item.error("a count needs 'count', 'atLeast' or 'atMost'")
-                }
-                let low = try fields["atLeast"]?.int(range: 0...1_000_000) ?? 0
-                let high = try fields["atMost"]?.int(range: 0...1_000_000)
-                if let high, high < low { throw item.error("atMost (\(high)) is below atLeast (\(low))") }
-                return CountExpectation(pattern: pattern, atLeast: low, atMost: high)
-            }
+                step = .network(network)
+            },
+        ])
+        var step: Step?
+        let found = try kinds.read(reader, into: &step)
+        guard found.count == 1, let step else {
+            throw reader.error("each step has exactly one of: \(kinds.keys.map(\.key).joined(separator: ", "))")
         }
-        if let files = entries["files"] {
-            expectation.files = try files.sequence().map { item in
-                let fields = try item.mapping(known: ["path", "sha256OfFixture"])
-                guard let path = fields["path"] else { throw item.error("a file expectation needs a 'path'") }
-                return FileExpectation(
-                    path: try path.relativePath(), sha256OfFixture: try fields["sha256OfFixture"]?.relativePath())
-            }
-        }
-        return expectation
+        return step
     }
 }

@@ -6,80 +6,18 @@ import MediaServer
 /// harness.yml, version 1: the services, the apps under test and the scenarios. Defaults live here.
 public struct HarnessConfiguration: Sendable {
     public var file: String
-    public var services = ServicesConfiguration()
+    public var services: ServicesConfiguration
     public var apps: [String: AppConfiguration] = [:]
     /// In file order, so `harness list` shows them as written.
     public var scenarios: [Scenario] = []
 
-    public func scenario(named name: String) -> Scenario? { scenarios.first { $0.name == name } }
-}
-
-public struct ServicesConfiguration: Sendable {
-    public var apns = APNsSettings()
-    public var media = MediaSettings()
-    public var parse = ParseSettings()
-    public var device = DeviceSettings()
-
-    /// Port 0 everywhere: each listener takes a free port and the run tells the app which.
-    public mutating func useEphemeralPorts() {
-        apns.port = 0
-        apns.controlPort = 0
-        media.port = 0
-        media.controlPort = 0
-        parse.port = 0
+    /// The defaults, for a file in `baseDirectory`.
+    public init(file: String, baseDirectory: URL) {
+        self.file = file
+        services = ServicesConfiguration(baseDirectory: baseDirectory)
     }
-}
 
-public struct APNsSettings: Sendable {
-    public var port = 2197
-    public var controlPort = 0
-    /// Online devices get priority-5 pushes after this window; a newer one within it replaces the older.
-    public var coalescingWindow: Duration = .zero
-    public var teamId = "HARNESSTM1"
-    public var keyId = "HARNESSK01"
-}
-
-public struct MediaSettings: Sendable {
-    public var port = 44447
-    public var controlPort = 0
-    /// Relative to the directory of harness.yml.
-    public var root = "Fixtures/media"
-    /// Bytes per second for each connection; nil for no limit.
-    public var throttle: Int?
-    /// Bytes per second for all connections together; nil for no limit.
-    public var serverThrottle: Int?
-    /// Bytes a throttle lets through at once after a pause; nil for one write's worth.
-    public var burst: Int?
-    public var firstByteDelay: Duration = .zero
-    public var latency: Duration = .zero
-    /// Fault rules in force from the start (docs/media-control-api.md).
-    public var faults: [MediaFault] = []
-}
-
-public struct ParseSettings: Sendable {
-    public var port = 1337
-    public var applicationId = "nasa-tv"
-    public var clientKey: String? = "nasa-tv-client-key"
-    public var restAPIKey: String? = "nasa-tv-rest-key"
-    public var masterKey = "nasa-tv-master-key"
-}
-
-public struct DeviceSettings: Sendable {
-    public var backgroundPushBudget: Duration = .seconds(30)
-    public var suspendAfterBackground: Duration = .seconds(2)
-    public var launchTimeout: Duration = .seconds(20)
-    /// Timeouts and retries of background transfers.
-    public var transfers = TransferPolicy()
-    /// Background App Refresh, Low Power Mode and the background-push budget.
-    public var pushPolicy = PushPolicy()
-    /// How long `beginBackgroundTask` keeps an app running in the background.
-    public var backgroundTimeAllowance: Duration = .seconds(30)
-    /// The first delay of nsurlsessiond's resume rate limiter (docs/ios-rules.md U9); 0 turns it off.
-    public var sessionLaunchDelay: Duration = .seconds(60)
-    /// After a reboot, how long launches for pushes are deferred (docs/ios-rules.md P12).
-    public var bootLaunchDelay: Duration = .seconds(300)
-    /// Real seconds per policy second (0.1 turns the 30 s budget into 3 s); 1 is real time.
-    public var timeScale: Double = 1
+    public func scenario(named name: String) -> Scenario? { scenarios.first { $0.name == name } }
 }
 
 public struct AppConfiguration: Sendable {
@@ -107,9 +45,20 @@ public struct Scenario: Sendable {
     /// Added after the services' own fault rules.
     public var mediaFaults: [MediaFault] = []
     public var coalescingWindow: Duration?
-    public var device: DeviceSettings?
+    public var device: DeviceConfiguration?
     public var steps: [Step] = []
     public var expectation = Expectation()
+
+    /// The services as this scenario runs them: its device block, coalescing window and media throttle
+    /// in place of theirs, its media faults after theirs.
+    public func overlay(on services: ServicesConfiguration) -> ServicesConfiguration {
+        var services = services
+        if let device { services.device = device }
+        if let coalescingWindow { services.apns.delivery.coalescingWindow = coalescingWindow }
+        if case .set(let throttle) = mediaThrottle { services.media.throttleBytesPerSecond = throttle }
+        services.media.faults += mediaFaults
+        return services
+    }
 
     /// The app of the first `launch` step.
     public var launchedApp: String? {

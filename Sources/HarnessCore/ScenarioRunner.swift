@@ -46,15 +46,9 @@ public struct ScenarioRunner: Sendable {
         do {
             try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
             try await buildApps(for: scenario, output: output)
-            let deviceSettings = scenario.device ?? configuration.services.device
-            var serviceSettings = configuration.services
-            if let window = scenario.coalescingWindow { serviceSettings.apns.coalescingWindow = window }
-            serviceSettings.media.faults += scenario.mediaFaults
-            if case .set(let throttle) = scenario.mediaThrottle { serviceSettings.media.throttle = throttle }
             let services = try await ServiceStack.start(
-                services: serviceSettings, deviceSettings: deviceSettings,
-                baseDirectory: baseDirectory, stateDirectory: reportDirectory.appendingPathComponent("state"),
-                timeline: timeline, logger: logger)
+                services: scenario.overlay(on: configuration.services),
+                stateDirectory: reportDirectory.appendingPathComponent("state"), timeline: timeline, logger: logger)
             stack = services
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }

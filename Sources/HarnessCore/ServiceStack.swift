@@ -33,13 +33,14 @@ public final class ServiceStack: Sendable {
     ///     `timeline` as `harness.teardown.stuck`. If the device is the stuck part, its apps' processes
     ///     are killed.
     public static func start(
-        services: ServicesConfiguration, deviceSettings: DeviceSettings, baseDirectory: URL,
-        stateDirectory: URL, timeline: Timeline, logger: Logger, gracefulShutdownSignals: [UnixSignal] = [],
-        teardownLimit: Duration = .seconds(30)
+        services settings: ServicesConfiguration, stateDirectory: URL, timeline: Timeline, logger: Logger,
+        gracefulShutdownSignals: [UnixSignal] = [], teardownLimit: Duration = .seconds(30)
     ) async throws -> ServiceStack {
         try FileManager.default.createDirectory(at: stateDirectory, withIntermediateDirectories: true)
         let temporary = FileManager.default.temporaryDirectory
         let leftovers = LeftoverSockets.removeDead(in: temporary)
+        let services = settings.forRun(
+            stateDirectory: stateDirectory, socketPath: LeftoverSockets.path(in: temporary))
         // Bound but never run, a service has only its listeners to close.
         var bound: [@Sendable () async -> Void] = []
         let apns: FakeAPNsServer
@@ -48,28 +49,16 @@ public final class ServiceStack: Sendable {
         let device: DeviceSimulator
         let pushChannel: PushChannel
         do {
-            apns = try await FakeAPNsServer.bind(
-                configuration: services.apnsConfiguration(
-                    credentialsDirectory: stateDirectory.appendingPathComponent("apns"),
-                    timeScale: deviceSettings.timeScale),
-                timeline: timeline, logger: logger)
+            apns = try await FakeAPNsServer.bind(configuration: services.apns, timeline: timeline, logger: logger)
             bound.append { await apns.close() }
-            media = try await MediaServer.bind(
-                configuration: services.mediaConfiguration(
-                    baseDirectory: baseDirectory, accessLog: stateDirectory.appendingPathComponent("media/access_log")),
-                timeline: timeline, logger: logger)
+            media = try await MediaServer.bind(configuration: services.media, timeline: timeline, logger: logger)
             bound.append { await media.close() }
             parse = try FakeParseServer(
-                configuration: services.parseConfiguration(
-                    databasePath: stateDirectory.appendingPathComponent("parse.sqlite").path, apns: apns),
-                timeline: timeline, logger: logger)
+                configuration: services.parse(pushingThrough: apns), timeline: timeline, logger: logger)
             bound.append { await parse.close() }
             pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway))
             device = DeviceSimulator(
-                configuration: deviceSettings.configuration(
-                    dataDirectory: stateDirectory.appendingPathComponent("device"),
-                    socketPath: LeftoverSockets.path(in: temporary)),
-                timeline: timeline, pushRegistry: pushChannel, logger: logger)
+                configuration: services.device, timeline: timeline, pushRegistry: pushChannel, logger: logger)
             try await device.bind()
         } catch {
             for close in bound.reversed() { await close() }

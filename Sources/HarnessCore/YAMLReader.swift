@@ -111,6 +111,14 @@ struct YAMLReader {
 
     func port() throws -> Int { try int(range: 0...65535) }
 
+    /// `null`, or what `read` makes of the value.
+    func nullOr<Value>(_ read: (YAMLReader) throws -> Value) throws -> Value? {
+        node.null != nil ? nil : try read(self)
+    }
+
+    /// A duration of at most `limit` (which fits an `Int` of milliseconds), in milliseconds.
+    func milliseconds(atMost limit: Duration) throws -> Int { Int(try duration(atMost: limit) / .milliseconds(1)) }
+
     /// `true` or `false` (YAML 1.2's spellings only: `yes`/`on` are refused, as they are ambiguous).
     func bool() throws -> Bool {
         switch try string() {

@@ -46,7 +46,7 @@ import Testing
     @Test func readsAValidFile() throws {
         let configuration = try ConfigurationLoader.parse(valid, file: "harness.yml")
         #expect(configuration.services.media.port == 0)
-        #expect(configuration.services.media.throttle == 100_000)
+        #expect(configuration.services.media.throttleBytesPerSecond == 100_000)
         #expect(configuration.services.device.backgroundPushBudget == .seconds(3))
         #expect(configuration.services.apns.port == 2197)
         #expect(configuration.apps["nasa-tv"]?.backgroundModes == ["remote-notification"])
@@ -143,8 +143,12 @@ import Testing
                     "    throttle: 100KB/s\n    serverThrottle: 1MB/s\n    burst: 65536\n    latency: 80ms\n    firstByteDelay: 1s\n"
             ),
             file: "harness.yml")
-        #expect(paced.services.media.serverThrottle == 1_000_000 && paced.services.media.burst == 65_536)
-        #expect(paced.services.media.latency == .milliseconds(80) && paced.services.media.firstByteDelay == .seconds(1))
+        #expect(
+            paced.services.media.settings.serverBytesPerSecond == 1_000_000
+                && paced.services.media.settings.burstBytes == 65_536)
+        #expect(
+            paced.services.media.settings.latencyMilliseconds == 80
+                && paced.services.media.settings.firstByteDelayMilliseconds == 1000)
         #expect(configuration.services.media.faults.first?.retryAfter == 2)
         let scenario = try #require(configuration.scenario(named: "first"))
         #expect(scenario.mediaFaults.map(\.fault) == [.reset, .fin])
@@ -217,9 +221,11 @@ import Testing
 
     @Test func throttlesTakeNetworkLinkConditionerProfiles() throws {
         let edge = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: EDGE")
-        #expect(try ConfigurationLoader.parse(edge, file: "harness.yml").services.media.throttle == 30_000)
+        #expect(
+            try ConfigurationLoader.parse(edge, file: "harness.yml").services.media.throttleBytesPerSecond == 30_000)
         let threeG = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: 3g")
-        #expect(try ConfigurationLoader.parse(threeG, file: "harness.yml").services.media.throttle == 97_500)
+        #expect(
+            try ConfigurationLoader.parse(threeG, file: "harness.yml").services.media.throttleBytesPerSecond == 97_500)
         let unknown = valid.replacingOccurrences(of: "throttle: 100KB/s", with: "throttle: 5G")
         #expect(error(unknown)?.message.contains("a profile (GPRS, EDGE, 3G") == true)
     }

@@ -1,0 +1,95 @@
+import Foundation
+
+/// A scenario's `expect` block and the event patterns steps and expectations share.
+extension ConfigurationLoader {
+    static func readPattern(_ reader: YAMLReader) throws -> EventPattern {
+        if case .scalar = reader.node { return EventPattern(kind: try reader.string()) }
+        let entries = try reader.namedEntries()
+        guard entries.count == 1, let (kind, attributes) = entries.first else {
+            throw reader.error("write an event as its kind, or as 'kind: {attribute: value}'")
+        }
+        return EventPattern(kind: kind, attributes: try readAttributes(attributes))
+    }
+
+    static func readAttributes(_ reader: YAMLReader) throws -> [String: AttributeMatch] {
+        let matches = KeyTable<AttributeMatch?>([
+            "sha256OfFixture": { $1 = .sha256OfFixture(try $0.string()) },
+            "contains": { $1 = .contains(try $0.string()) },
+            "json": { json, match in
+                guard case .mapping = json.node else {
+                    throw json.error("write the keys the JSON object must hold, as {json: {photoTitle: Nebula}}")
+                }
+                match = .json(try readJSONSubset(json))
+            },
+        ])
+        var result: [String: AttributeMatch] = [:]
+        for (key, value) in try reader.namedEntries() {
+            guard case .mapping = value.node else {
+                result[key] = .equals(try value.string())
+                continue
+            }
+            var match: AttributeMatch?
+            guard try matches.read(value, into: &match).count == 1, let match else {
+                throw value.error(
+                    "write {sha256OfFixture: photos/dailyphoto.jpg}, {contains: text} or {json: {key: value}}")
+            }
+            result[key] = match
+        }
+        return result
+    }
+
+    static func readJSONSubset(_ reader: YAMLReader) throws -> JSONSubset {
+        if case .mapping = reader.node {
+            return .object(try reader.namedEntries().map { (key: $0.0, value: try readJSONSubset($0.1)) })
+        }
+        return .scalar(try reader.string())
+    }
+
+    static func readExpectation(_ reader: YAMLReader) throws -> Expectation {
+        try KeyTable<Expectation>([
+            "chain": { $1.chain = try $0.sequence().map(readPattern) },
+            "eventually": { $1.eventually = try $0.sequence().map(readPattern) },
+            "never": { $1.never = try $0.sequence().map(readPattern) },
+            "counts": { $1.counts = try $0.sequence().map(readCount) },
+            "files": { $1.files = try $0.sequence().map(readFile) },
+            "within": { $1.within = try $0.duration() },
+            "settle": { $1.settle = try $0.duration() },
+        ]).overlay(reader, on: Expectation())
+    }
+
+    static func readCount(_ item: YAMLReader) throws -> CountExpectation {
+        typealias Fields = (event: String?, attributes: [String: AttributeMatch], exact: Int?, low: Int?, high: Int?)
+        var fields: Fields = (nil, [:], nil, nil, nil)
+        try KeyTable<Fields>([
+            "event": { $1.event = try $0.string() },
+            "where": { $1.attributes = try readAttributes($0) },
+            "count": { $1.exact = try $0.int(range: 0...1_000_000) },
+            "atLeast": { $1.low = try $0.int(range: 0...1_000_000) },
+            "atMost": { $1.high = try $0.int(range: 0...1_000_000) },
+        ]).read(item, into: &fields)
+        guard let event = fields.event else { throw item.error("a count needs an 'event'") }
+        let pattern = EventPattern(kind: event, attributes: fields.attributes)
+        if let exact = fields.exact {
+            guard fields.low == nil, fields.high == nil else {
+                throw item.error("a count has either 'count' or 'atLeast'/'atMost'")
+            }
+            return CountExpectation(pattern: pattern, atLeast: exact, atMost: exact)
+        }
+        guard fields.low != nil || fields.high != nil else {
+            throw item.error("a count needs 'count', 'atLeast' or 'atMost'")
+        }
+        let low = fields.low ?? 0
+        if let high = fields.high, high < low { throw item.error("atMost (\(high)) is below atLeast (\(low))") }
+        return CountExpectation(pattern: pattern, atLeast: low, atMost: fields.high)
+    }
+
+    static func readFile(_ item: YAMLReader) throws -> FileExpectation {
+        var file = FileExpectation(path: "", sha256OfFixture: nil)
+        let found = try KeyTable<FileExpectation>([
+            "path": { $1.path = try $0.relativePath() },
+            "sha256OfFixture": { $1.sha256OfFixture = try $0.relativePath() },
+        ]).read(item, into: &file)
+        guard found.contains("path") else { throw item.error("a file expectation needs a 'path'") }
+        return file
+    }
+}

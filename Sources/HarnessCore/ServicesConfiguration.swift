@@ -1,0 +1,69 @@
+import DeviceSimulator
+import FakeAPNs
+import FakeParse
+import Foundation
+import MediaServer
+
+/// harness.yml's `services`: the libraries' own configurations, which the file's keys overlay. The
+/// harness changes only the defaults stated in ``init(baseDirectory:)``; a run then fills in what it
+/// decides itself (``forRun(stateDirectory:socketPath:)``).
+public struct ServicesConfiguration: Sendable {
+    public var apns: FakeAPNsConfiguration
+    public var media: MediaServerConfiguration
+    public var parse: FakeParseConfiguration
+    public var device: DeviceConfiguration
+
+    /// The libraries' defaults, but for the tutorial's: NASA TV's Parse keys, and the media files under
+    /// `Fixtures/media` beside harness.yml (in `baseDirectory`). docs/harness-yml.md lists every default.
+    public init(baseDirectory: URL) {
+        // Folders, files and sockets are the run's (forRun); these stand in until then.
+        let state = baseDirectory.appendingPathComponent(".harness/state")
+        apns = FakeAPNsConfiguration(credentialsDirectory: state.appendingPathComponent("apns"))
+        media = MediaServerConfiguration(
+            root: baseDirectory.appendingPathComponent("Fixtures/media").standardizedFileURL)
+        parse = FakeParseConfiguration(
+            databasePath: state.appendingPathComponent("parse.sqlite").path,
+            apns: APNsProviderConfiguration(
+                url: "https://127.0.0.1:\(apns.port)", caFile: nil, teamId: apns.teamId, keyId: apns.keyId,
+                keyFile: ""))
+        parse.applicationId = "nasa-tv"
+        parse.clientKey = "nasa-tv-client-key"
+        parse.restAPIKey = "nasa-tv-rest-key"
+        parse.masterKey = "nasa-tv-master-key"
+        device = DeviceConfiguration(
+            dataDirectory: state.appendingPathComponent("device"), socketPath: state.appendingPathComponent("sock").path
+        )
+    }
+
+    /// Port 0 everywhere: each listener takes a free port and the run tells the app which.
+    public mutating func useEphemeralPorts() {
+        apns.port = 0
+        apns.controlPort = 0
+        media.port = 0
+        media.controlPort = 0
+        parse.port = 0
+    }
+
+    /// These settings with the run's own folders and socket, the media access log in its state, and the
+    /// coalescing window on the device's scaled clock (it is a policy timer). Parse's provider is set
+    /// once FakeAPNs has written its credentials (``parse(pushingThrough:)``).
+    func forRun(stateDirectory: URL, socketPath: String) -> ServicesConfiguration {
+        var run = self
+        run.apns.credentialsDirectory = stateDirectory.appendingPathComponent("apns")
+        run.apns.delivery.coalescingWindow = apns.delivery.coalescingWindow * device.timeScale
+        run.media.accessLog = stateDirectory.appendingPathComponent("media/access_log")
+        run.parse.databasePath = stateDirectory.appendingPathComponent("parse.sqlite").path
+        run.device.dataDirectory = stateDirectory.appendingPathComponent("device")
+        run.device.socketPath = socketPath
+        return run
+    }
+
+    /// Parse's configuration, pushing through `server` with its credentials.
+    func parse(pushingThrough server: FakeAPNsServer) -> FakeParseConfiguration {
+        var configuration = parse
+        configuration.apns = APNsProviderConfiguration(
+            url: server.url, caFile: server.caFile.path, teamId: server.signingKey.teamId,
+            keyId: server.signingKey.keyId, keyFile: server.keyFile.path)
+        return configuration
+    }
+}
