@@ -2,13 +2,16 @@ import ServiceLifecycle
 
 extension DeviceSimulator: Service {
     /// Accepts app connections (``serve()``) until graceful shutdown or cancellation; then kills every
-    /// app and stops background transfers (``shutdown()``), which ends their connections. Call
-    /// ``bind()`` first.
+    /// app, stops background transfers (``shutdown()``) and ends every connection, also one a process
+    /// the device did not launch (an app's child) still holds. Call ``bind()`` first.
     public func run() async throws {
-        async let serving: Void = serve()
-        try? await gracefulShutdown()
-        await shutdown()
-        try await serving
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.serve() }
+            try? await gracefulShutdown()
+            await shutdown()
+            group.cancelAll()
+            try await group.waitForAll()
+        }
     }
 
     /// Sets what every app finds in its environment besides its own entry's: the services' URLs, which

@@ -211,10 +211,13 @@ public final class FakeAPNsServer: Service, Sendable {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.controlAPI.listener.run() }
+            // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
+            group.addTask {
+                try? await gracefulShutdown()
+                for listener in self.listeners { try? await listener.close() }
+                await self.connections.shutdownAll()
+            }
             for listener in listeners { try await listener.setOption(.autoRead, value: true).get() }
-            try? await gracefulShutdown()
-            for listener in listeners { try? await listener.close() }
-            await connections.shutdownAll()
         }
     }
 

@@ -21,6 +21,14 @@ public final class Readiness<Value: Sendable>: Sendable {
         }
     }
 
+    /// How many callers are waiting (for tests).
+    var waiterCount: Int {
+        state.withLock { state in
+            if case .waiting(let waiters, _) = state { return waiters.count }
+            return 0
+        }
+    }
+
     /// Gives every waiter `value`; later calls, and a call after ``fail(_:)``, change nothing.
     public func succeed(_ value: Value) { settle(.ready(value)) }
 

@@ -44,7 +44,11 @@ struct Serve: AsyncParsableCommand {
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
         // The stack's ServiceGroup owns SIGINT and SIGTERM and stops every service, the device first.
-        await stack.waitUntilStopped()
+        do {
+            try await stack.waitUntilStopped()
+        } catch {
+            fail("a service failed: \(ServiceStack.describe(error))", code: 1)
+        }
         say("services stopped")
     }
 }

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// One part of a ``ServiceStack``'s group, held to a time limit once the group stops it: a part that
 /// has not returned after `limit` is left behind, named on the timeline as `harness.teardown.stuck`,
-/// and `whenStuck` runs. A run always ends, and says what would not stop.
+/// and `whenStuck` runs (itself given `limit`). A run always ends, and says what would not stop.
 struct BoundedTeardown: Service {
     let part: String
     let service: any Service
@@ -22,24 +22,23 @@ struct BoundedTeardown: Service {
             defer { ended.succeed(()) }
             try await service.run()
         }
-        let bounding = LockedState(false)
+        let timer = LockedState<Task<Void, Never>?>(nil)
         let bound: @Sendable () -> Void = { [part, limit, timeline, whenStuck] in
-            let first = bounding.withLock { started -> Bool in
-                defer { started = true }
-                return !started
-            }
-            guard first else { return }
-            Task {
-                try? await Task.sleep(for: limit)
-                guard ended.value == nil else { return }
-                timeline.publish(.teardownStuck, source: "harness", ["part": part, "after": "\(limit)"])
-                await whenStuck()
-                ended.fail(Stuck())
+            timer.withLock { timer in
+                guard timer == nil else { return }
+                timer = Task {
+                    do { try await Task.sleep(for: limit) } catch { return }
+                    guard ended.value == nil else { return }
+                    timeline.publish(.teardownStuck, source: "harness", ["part": part, "after": "\(limit)"])
+                    ended.fail(Stuck())
+                    // Bounded too: what rescues a stuck part may need that part.
+                    _ = await Self.finishes(whenStuck, within: limit)
+                }
             }
         }
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                // Shielded from cancellation: the handlers below decide how long to wait.
+                // Shielded from cancellation: the handlers here decide how long to wait.
                 _ = await Task { try? await ended.wait() }.value
             } onGracefulShutdown: {
                 bound()
@@ -48,8 +47,30 @@ struct BoundedTeardown: Service {
             running.cancel()
             bound()
         }
-        guard ended.value != nil else { return }
+        guard ended.value != nil else {
+            // Left behind; the rescue has had its chance when this returns.
+            await timer.withLock { $0 }?.value
+            return
+        }
+        timer.withLock { $0 }?.cancel()
         try await running.value
+    }
+
+    /// Whether `work` finished within `limit`. Work that did not is left running: a hung await cannot
+    /// be taken back, only abandoned.
+    static func finishes(_ work: @escaping @Sendable () async -> Void, within limit: Duration) async -> Bool {
+        let finished = Readiness<Bool>()
+        let timer = Task {
+            do { try await Task.sleep(for: limit) } catch { return }
+            finished.succeed(false)
+        }
+        Task {
+            await work()
+            finished.succeed(true)
+        }
+        let answer = await Task { (try? await finished.wait()) ?? false }.value
+        timer.cancel()
+        return answer
     }
 }
 

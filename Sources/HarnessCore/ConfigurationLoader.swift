@@ -36,7 +36,9 @@ public enum ConfigurationLoader {
         let reader = YAMLReader(file: file, node: root, path: "")
         let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL
         var configuration = HarnessConfiguration(file: file, baseDirectory: baseDirectory)
-        let found = try KeyTable<HarnessConfiguration>([
+        // Before anything else: a file that is not version 1 is read no further.
+        if let mapping = root.mapping, mapping["version"] == nil { throw reader.error("missing 'version: 1'") }
+        try KeyTable<HarnessConfiguration>([
             "version": { version, _ in
                 guard try version.int() == 1 else { throw version.error("only version 1 is supported") }
             },
@@ -55,7 +57,6 @@ public enum ConfigurationLoader {
                 }
             },
         ]).read(reader, into: &configuration)
-        guard found.contains("version") else { throw reader.error("missing 'version: 1'") }
         return configuration
     }
 

@@ -52,8 +52,9 @@ public struct ScenarioRunner: Sendable {
             stack = services
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
-            (outcome, verdict, explanation) = try await drive(
-                scenario, services: services, timeline: timeline, digest: digest)
+            (outcome, verdict, explanation) = try await services.whileRunning {
+                try await drive(scenario, services: services, timeline: timeline, digest: digest)
+            }
         } catch is CancellationError {
             outcome = .interrupted
         } catch let error as PortInUse {

@@ -22,6 +22,8 @@ public final class ServiceStack: Sendable {
     public let stateDirectory: URL
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
+    /// Settles when the group has stopped: with its error if a service failed.
+    private let stopped: Readiness<Void>
 
     /// Binds every listener that can be bound before running, runs the group and returns once every
     /// service listens. A service that cannot start stops the group, and its error is thrown.
@@ -79,9 +81,19 @@ public final class ServiceStack: Sendable {
                     part("push channel", ClosingService { await pushChannel.close() }), part("device", device),
                 ],
                 gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
+        let stopped = Readiness<Void>()
+        let running = Task {
+            do {
+                try await group.run()
+                stopped.succeed(())
+            } catch {
+                stopped.fail(error)
+                throw error
+            }
+        }
         let stack = ServiceStack(
             apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel,
-            stateDirectory: stateDirectory, group: group, running: Task { try await group.run() })
+            stateDirectory: stateDirectory, group: group, running: running, stopped: stopped)
         do {
             try await apns.listening()
             try await media.listening()
@@ -114,7 +126,8 @@ public final class ServiceStack: Sendable {
 
     private init(
         apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
-        pushChannel: PushChannel, stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>
+        pushChannel: PushChannel, stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>,
+        stopped: Readiness<Void>
     ) {
         self.apns = apns
         self.media = media
@@ -124,6 +137,7 @@ public final class ServiceStack: Sendable {
         self.stateDirectory = stateDirectory
         self.group = group
         self.running = running
+        self.stopped = stopped
     }
 
     /// Shuts the group down gracefully and waits for it: the device kills its apps, the push channel
@@ -134,8 +148,40 @@ public final class ServiceStack: Sendable {
         _ = await running.result
     }
 
-    /// Returns when the group has stopped: after ``stop()``, a shutdown signal, or a service's end.
-    public func waitUntilStopped() async {
-        _ = await running.result
+    /// Runs `work` while the services run. If the group stops first (a service failed or ended),
+    /// `work` is cancelled and ``ServicesStopped`` says why.
+    public func whileRunning<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws
+        -> Value
+    {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                do {
+                    try await self.waitUntilStopped()
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    throw ServicesStopped(why: Self.describe(error))
+                }
+                throw ServicesStopped(why: "a service ended")
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let value = next { return value }
+            }
+            throw CancellationError()
+        }
     }
+
+    /// Returns when the group has stopped: after ``stop()``, a shutdown signal, or a service's end;
+    /// throws the error of a service that failed. A cancelled caller stops waiting.
+    public func waitUntilStopped() async throws {
+        try await stopped.wait()
+    }
+}
+
+/// The services stopped while a run still needed them.
+public struct ServicesStopped: Error, CustomStringConvertible {
+    public var why: String
+    public var description: String { "the services stopped during the run: \(why)" }
 }

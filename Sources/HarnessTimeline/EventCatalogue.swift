@@ -41,7 +41,7 @@ public enum EventCatalogue {
         EventSpec(
             kind: .teardownStuck, source: "harness", attributes: ["part", "after"],
             meaning:
-                "At the end of a run, a service (`part`: device, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."
+                "At the end of a run, a service (`part`: device, push channel, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."
         ),
         EventSpec(
             kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"], optional: ["client"],

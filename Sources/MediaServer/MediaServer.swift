@@ -177,8 +177,11 @@ public final class MediaServer: Service, Sendable {
                     }
                 }
             }
-            try? await gracefulShutdown()
-            try? await listener.channel.close()
+            // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
+            group.addTask {
+                try? await gracefulShutdown()
+                try? await self.listener.channel.close()
+            }
         }
     }
 

@@ -86,4 +86,33 @@ import Testing
         // The part after the stuck one in shutdown order still stopped.
         #expect(log.withLock { $0 }.last == "apns stopped")
     }
+
+    @Test func aRescueThatHangsIsLeftBehindToo() async throws {
+        let log = LockedState<[String]>([])
+        let timeline = Timeline()
+        var stuck = BoundedTeardown(
+            part: "device", service: Part(name: "device", log: log, timeline: timeline, stops: false),
+            limit: .milliseconds(100), timeline: timeline)
+        // Like killing the apps of a device whose actor is the stuck part.
+        stuck.whenStuck = { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+        let group = group([stuck])
+        let running = Task { try await group.run() }
+        try await everyPart(1, runningOn: timeline)
+        await group.triggerGracefulShutdown()
+        try await withDeadline(.seconds(60), "the group's end") { try await running.value }
+        #expect(timeline.events.filter { $0.kind == .teardownStuck }.count == 1)
+    }
+
+    @Test func workThatFinishesIsWaitedFor() async {
+        let finished = await BoundedTeardown.finishes({ await Task.yield() }, within: .seconds(600))
+        #expect(finished)
+    }
+
+    @Test func workThatNeverFinishesIsLeftAfterTheLimit() async {
+        let never: @Sendable () async -> Void = {
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        }
+        let finished = await BoundedTeardown.finishes(never, within: .milliseconds(100))
+        #expect(!finished)
+    }
 }

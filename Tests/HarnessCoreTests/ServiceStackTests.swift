@@ -1,0 +1,41 @@
+import Foundation
+import HarnessTimeline
+import Logging
+import TestSupport
+import Testing
+
+@testable import HarnessCore
+
+/// The stack's services run in one group: a run that needs them learns at once when they stop.
+@Suite struct ServiceStackTests {
+    func start(_ timeline: Timeline) async throws -> ServiceStack {
+        var services = ServicesConfiguration(baseDirectory: PackagePaths.root)
+        services.useEphemeralPorts()
+        return try await ServiceStack.start(
+            services: services, stateDirectory: try PackagePaths.temporaryDirectory(), timeline: timeline,
+            logger: Logger(label: "test"))
+    }
+
+    @Test func workWhileTheServicesRunGetsItsValue() async throws {
+        let stack = try await start(Timeline())
+        let value = try await stack.whileRunning { 42 }
+        await stack.stop()
+        #expect(value == 42)
+    }
+
+    @Test func workIsStoppedWhenTheServicesStopFirst() async throws {
+        let stack = try await start(Timeline())
+        let work = Task {
+            try await stack.whileRunning {
+                // Waits for ever unless cancelled.
+                try await Task.sleep(for: .seconds(86_400))
+                return 0
+            }
+        }
+        await stack.stop()
+        let error = await #expect(throws: ServicesStopped.self) {
+            try await withDeadline(.seconds(60), "the work's end") { try await work.value }
+        }
+        #expect(error?.why == "a service ended")
+    }
+}
