@@ -46,9 +46,13 @@ public struct ScenarioRunner: Sendable {
         do {
             try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
             try await buildApps(for: scenario, output: output)
+            // A report folder used again starts from fresh state: a Parse database, device containers
+            // or credentials left by an earlier run would change this one.
+            let state = reportDirectory.appendingPathComponent("state")
+            if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
             let services = try await ServiceStack.start(
-                services: scenario.overlay(on: configuration.services),
-                stateDirectory: reportDirectory.appendingPathComponent("state"), timeline: timeline, logger: logger)
+                services: scenario.overlay(on: configuration.services), stateDirectory: state, timeline: timeline,
+                logger: logger)
             stack = services
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }

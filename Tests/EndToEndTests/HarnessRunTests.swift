@@ -8,6 +8,20 @@ import Testing
         try await HarnessCommand.run(arguments)
     }
 
+    /// A second run into the same report folder starts from fresh state: the first run's Parse
+    /// installation would otherwise get a push too (two recipients where one is expected).
+    @Test func aReportFolderUsedAgainStartsFromFreshState() async throws {
+        let reports = try PackagePaths.temporaryDirectory()
+        let arguments = [
+            "run", "unregistered-device", "--ephemeral-ports", "--skip-build", "--report-dir", reports.path,
+        ]
+        let first = try await run(arguments)
+        let second = try await run(arguments)
+        #expect(first.status == 0, "\(first.transcript)")
+        #expect(second.status == 0, "\(second.transcript)")
+        #expect(second.standardOutput.contains("recipients=1"), "\(second.transcript)")
+    }
+
     @Test func silentPushPhotoPassesAndWritesItsReport() async throws {
         let reports = try PackagePaths.temporaryDirectory()
         let result = try await run([
