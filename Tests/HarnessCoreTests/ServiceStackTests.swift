@@ -27,8 +27,11 @@ import Testing
         let stack = try await start(Timeline())
         let work = Task {
             try await stack.whileRunning {
-                // Waits for ever unless cancelled.
-                try await Task.sleep(for: .seconds(86_400))
+                // Work that only cancellation ends: a stream nobody ever yields to.
+                let (never, continuation) = AsyncStream.makeStream(of: Void.self)
+                for await _ in never {}
+                continuation.finish()
+                try Task.checkCancellation()
                 return 0
             }
         }
