@@ -100,6 +100,10 @@ let package = Package(
             ]
         ),
         .target(
+            name: "Recording",
+            dependencies: ["HarnessTimeline", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(
             name: "PushChannel",
             dependencies: ["DeviceProtocol", "HarnessTimeline"]
         ),
@@ -167,6 +171,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
+        .testTarget(name: "RecordingTests", dependencies: ["Recording", "HarnessTimeline", "TestSupport"]),
         .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(
             name: "FakeAPNsTests",

@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+
+/// The cassette's `bodies/` folder: each large body once, named by the SHA-256 of its bytes.
+public struct BodyStore: Sendable {
+    public let directory: URL
+
+    public init(cassette: URL) { directory = cassette.appendingPathComponent("bodies") }
+
+    /// Bodies up to this size stay inline in the HAR; larger ones go beside it.
+    public static let inlineLimit = 64 * 1024
+
+    public func url(of digest: String) -> URL { directory.appendingPathComponent(digest) }
+
+    static func isDigest(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// Whether `name` is `bodies/<sha256>` (nothing that could leave the folder).
+    static func isStoredName(_ name: String) -> Bool {
+        name.hasPrefix("bodies/") && isDigest(String(name.dropFirst("bodies/".count)))
+    }
+
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// One body as it streams out: kept in memory up to ``BodyStore/inlineLimit``, then spilled to a
+/// temporary file in the store, hashed as it goes, so a body of any size costs a bounded amount of memory.
+final class BodyRecording {
+    private let store: BodyStore
+    private var hasher = SHA256()
+    private var head = Data()
+    private var spill: (url: URL, handle: FileHandle)?
+    private(set) var size = 0
+
+    init(store: BodyStore) { self.store = store }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        hasher.update(bufferPointer: bytes)
+        size += bytes.count
+        if let spill {
+            spill.handle.write(Data(bytes))
+            return
+        }
+        head.append(contentsOf: bytes)
+        if head.count > BodyStore.inlineLimit {
+            let url = store.directory.appendingPathComponent(".partial-\(UUID().uuidString)")
+            if FileManager.default.createFile(atPath: url.path, contents: nil),
+                let handle = try? FileHandle(forWritingTo: url)
+            {
+                handle.write(head)
+                spill = (url, handle)
+            }
+            head = Data()
+        }
+    }
+
+    /// The content for the HAR: inline text (UTF-8 when it is, base64 otherwise) or a stored file.
+    func finish(mimeType: String) -> HAR.Content {
+        let digest = BodyStore.hex(hasher.finalize())
+        var content = HAR.Content(size: size, mimeType: mimeType)
+        content.sha256 = digest
+        if let spill {
+            try? spill.handle.close()
+            let target = store.url(of: digest)
+            if FileManager.default.fileExists(atPath: target.path) {
+                try? FileManager.default.removeItem(at: spill.url)
+            } else {
+                try? FileManager.default.moveItem(at: spill.url, to: target)
+            }
+            content.file = "bodies/\(digest)"
+        } else if size > 0 {
+            if let text = String(data: head, encoding: .utf8), Self.isText(mimeType) {
+                content.text = text
+            } else {
+                content.text = head.base64EncodedString()
+                content.encoding = "base64"
+            }
+        }
+        return content
+    }
+
+    private static func isText(_ mimeType: String) -> Bool {
+        let type = mimeType.lowercased()
+        return type.hasPrefix("text/") || type.contains("json") || type.contains("xml")
+            || type.contains("x-www-form-urlencoded") || type.contains("javascript")
+    }
+}

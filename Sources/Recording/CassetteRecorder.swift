@@ -1,0 +1,222 @@
+import Foundation
+import HarnessTimeline
+
+/// Records exchanges into a cassette folder as they finish: each entry is appended to a journal at
+/// once (small: bodies over the inline limit go to `bodies/` as they stream), and ``close(_:)`` turns
+/// the journal into `traffic.har` and writes `meta.json` last. Memory does not grow with body sizes.
+public final class CassetteRecorder: Sendable {
+    public let directory: URL
+    let redactor: Redactor
+    let store: BodyStore
+    private let start = ContinuousClock.now
+    private let state: LockedState<State>
+
+    private struct State {
+        var journal: FileHandle?
+        var entries = 0
+        var nextConnection = 1
+    }
+
+    static let journalName = "traffic.har.journal"
+
+    /// Prepares `directory` for a new recording. A folder holding an earlier cassette is emptied of it;
+    /// a folder holding anything else is refused, so that recording never deletes a user's files.
+    public init(directory: URL, redactor: Redactor) throws {
+        let manager = FileManager.default
+        let path = directory.path
+        if let names = try? manager.contentsOfDirectory(atPath: path), !names.isEmpty {
+            let ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", Self.journalName])
+            guard Set(names).isSubset(of: ours) else {
+                throw CassetteError(
+                    file: path,
+                    problem:
+                        "is not empty and not a cassette (it holds \(names.sorted().prefix(3).joined(separator: ", "))); "
+                        + "record into a new or empty folder")
+            }
+            for name in names { try manager.removeItem(at: directory.appendingPathComponent(name)) }
+        }
+        self.directory = directory
+        self.redactor = redactor
+        self.store = BodyStore(cassette: directory)
+        do {
+            try manager.createDirectory(at: store.directory, withIntermediateDirectories: true)
+            let journal = directory.appendingPathComponent(Self.journalName)
+            guard manager.createFile(atPath: journal.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+            self.state = LockedState(State(journal: try FileHandle(forWritingTo: journal)))
+        } catch let error as CassetteError {
+            throw error
+        } catch {
+            throw CassetteError(file: path, problem: "cannot be written (\(error.localizedDescription))")
+        }
+    }
+
+    /// Milliseconds since the recording began.
+    var milliseconds: Double { Self.milliseconds(start.duration(to: .now)) }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    /// A new connection's id, unique within the cassette.
+    public func connectionID() -> String {
+        state.withLock { state in
+            defer { state.nextConnection += 1 }
+            return "\(state.nextConnection)"
+        }
+    }
+
+    /// Starts recording one exchange, at the moment its request arrived.
+    public func exchange(
+        service: String, link: String, connection: String?, method: String, url: String, httpVersion: String,
+        headers: [(name: String, value: String)], requestBody: String? = nil, requestMimeType: String = ""
+    ) -> ExchangeRecording {
+        let request = HAR.Request(
+            method: method, url: redactor.redact(url), httpVersion: httpVersion,
+            headers: redactor.redact(headers.map { HAR.Header(name: $0.name, value: $0.value) }),
+            postData: requestBody.map { HAR.PostData(mimeType: requestMimeType, text: redactor.redact($0)) })
+        return ExchangeRecording(
+            recorder: self, service: service, link: link, connection: connection, request: request,
+            offset: milliseconds)
+    }
+
+    func append(_ entry: HAR.Entry) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(entry) else { return }
+        line.append(UInt8(ascii: "\n"))
+        state.withLock { state in
+            guard let journal = state.journal else { return }
+            journal.write(line)
+            state.entries += 1
+        }
+    }
+
+    /// Finishes the cassette: `traffic.har` from the journal (entries in the order they began),
+    /// `timeline.jsonl` if given, and `meta.json` last, saying how many entries it holds.
+    public func close(_ meta: CassetteMeta, timeline: Data? = nil) throws {
+        let journal = state.withLock { state -> FileHandle? in
+            defer { state.journal = nil }
+            return state.journal
+        }
+        try? journal?.close()
+        let manager = FileManager.default
+        let journalURL = directory.appendingPathComponent(Self.journalName)
+        do {
+            let entries = try Self.entries(inJournal: journalURL)
+            let har = HAR(log: HAR.Log(creator: HAR.Creator(name: HAR.creatorName, version: "1"), entries: entries))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+            try encoder.encode(har).write(to: directory.appendingPathComponent("traffic.har"), options: .atomic)
+            if let timeline {
+                try timeline.write(to: directory.appendingPathComponent("timeline.jsonl"), options: .atomic)
+            }
+            var meta = meta
+            meta.entries = entries.count
+            try encoder.encode(meta).write(to: directory.appendingPathComponent("meta.json"), options: .atomic)
+            try? manager.removeItem(at: journalURL)
+            if let leftovers = try? manager.contentsOfDirectory(atPath: store.directory.path) {
+                for name in leftovers where name.hasPrefix(".partial-") {
+                    try? manager.removeItem(at: store.directory.appendingPathComponent(name))
+                }
+            }
+        } catch let error as CassetteError {
+            throw error
+        } catch {
+            throw CassetteError(file: directory.path, problem: "could not be finished (\(error.localizedDescription))")
+        }
+    }
+
+    /// The journal's entries, sorted by when they began. Only whole lines count: a line cut short by
+    /// the process dying is left out.
+    static func entries(inJournal url: URL) throws -> [HAR.Entry] {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
+        let decoder = JSONDecoder()
+        var entries: [HAR.Entry] = []
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            if let entry = try? decoder.decode(HAR.Entry.self, from: line) { entries.append(entry) }
+        }
+        return entries.enumerated().sorted {
+            ($0.element.offset ?? 0, $0.offset) < ($1.element.offset ?? 0, $1.offset)
+        }.map(\.element)
+    }
+}
+
+/// One exchange being recorded, by the one task that answers it: the response head, each body write
+/// with its time, and the fault that cut it, if one did. ``finish()`` hands it to the journal.
+public final class ExchangeRecording {
+    private let recorder: CassetteRecorder
+    private var entry: HAR.Entry
+    private let begun = ContinuousClock.now
+    private var headAt: ContinuousClock.Instant?
+    private var lastWriteAt: ContinuousClock.Instant?
+    private var writes: [[Double]] = []
+    private let body: BodyRecording
+    private var finished = false
+
+    init(
+        recorder: CassetteRecorder, service: String, link: String, connection: String?, request: HAR.Request,
+        offset: Double
+    ) {
+        self.recorder = recorder
+        self.body = BodyRecording(store: recorder.store)
+        let timings = HAR.Timings(send: 0, wait: 0, receive: 0)
+        let response = HAR.Response(
+            status: 0, statusText: "", httpVersion: request.httpVersion, headers: [],
+            content: HAR.Content(size: 0, mimeType: ""))
+        entry = HAR.Entry(
+            startedDateTime: HARDate.string(Date()), request: request, response: response, timings: timings)
+        entry.service = service
+        entry.link = link
+        entry.connection = connection
+        entry.offset = offset
+    }
+
+    /// The status line and headers, as they went out.
+    public func head(status: Int, statusText: String, headers: [(name: String, value: String)]) {
+        headAt = .now
+        entry.response.status = status
+        entry.response.statusText = statusText
+        entry.response.headers = recorder.redactor.redact(headers.map { HAR.Header(name: $0.name, value: $0.value) })
+    }
+
+    /// A body write, as it was handed to the connection.
+    public func write(_ bytes: UnsafeRawBufferPointer) {
+        let now = ContinuousClock.now
+        let at = CassetteRecorder.milliseconds((headAt ?? begun).duration(to: now))
+        writes.append([(at * 1000).rounded() / 1000, Double(bytes.count)])
+        lastWriteAt = now
+        body.append(bytes)
+    }
+
+    /// The fault that ended the body early.
+    public func fault(kind: String, how: String) {
+        entry.fault = HAR.Fault(kind: kind, atByte: body.size, how: how)
+    }
+
+    /// Adds the entry to the cassette; only the first call counts.
+    public func finish() {
+        guard !finished else { return }
+        finished = true
+        let headAt = headAt ?? .now
+        let mimeType = entry.responseHeader("content-type") ?? ""
+        // The content is what was returned: a cut body's size is the bytes before the cut.
+        entry.response.content = body.finish(mimeType: mimeType)
+        entry.response.bodySize = body.size
+        entry.writes = writes
+        entry.timings = HAR.Timings(
+            send: 0, wait: CassetteRecorder.milliseconds(begun.duration(to: headAt)),
+            receive: lastWriteAt.map { CassetteRecorder.milliseconds(headAt.duration(to: $0)) } ?? 0)
+        entry.time = entry.timings.total
+        recorder.append(entry)
+    }
+}
+
+/// HAR's `startedDateTime`: ISO 8601 with milliseconds and a time zone.
+enum HARDate {
+    static func string(_ date: Date) -> String {
+        date.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: TimeZone(identifier: "UTC")!))
+    }
+}

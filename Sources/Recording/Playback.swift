@@ -1,0 +1,121 @@
+import Foundation
+
+/// What recording does with requests, as vcrpy (and Ruby's VCR) define the modes.
+public enum RecordMode: String, Sendable, CaseIterable {
+    /// Replay; record only when the cassette does not exist yet.
+    case once
+    /// Replay what is recorded; pass new requests through and record them.
+    case newEpisodes = "new_episodes"
+    /// Replay only; a request the cassette lacks gets the "not recorded" answer.
+    case none
+    /// Pass every request through and record it; never replay.
+    case all
+}
+
+/// Which parts of a request must agree for a recorded answer to be played back for it.
+public struct RequestMatching: Sendable, Equatable {
+    public enum Field: String, Sendable, CaseIterable {
+        case method, host, path, query
+    }
+
+    /// By default the host is not compared: a recording's hosts are mapped onto the media server.
+    public var fields: Set<Field> = [.method, .path, .query]
+    /// Headers that change the answer, compared by value (lower-cased names).
+    public var headers: [String] = [
+        "range", "if-range", "if-none-match", "if-match", "if-modified-since", "if-unmodified-since",
+    ]
+
+    public init() {}
+
+    /// The part of a request that matching looks at.
+    struct Key: Equatable {
+        var method: String?
+        var host: String?
+        var path: String?
+        var query: [String]?
+        var headers: [String: String]
+    }
+
+    func key(method: String, url: String, headers: [(name: String, value: String)]) -> Key {
+        let components = URLComponents(string: url)
+        var selected: [String: String] = [:]
+        for header in headers {
+            let name = header.name.lowercased()
+            if self.headers.contains(name), selected[name] == nil { selected[name] = header.value }
+        }
+        return Key(
+            method: fields.contains(.method) ? method.uppercased() : nil,
+            host: fields.contains(.host) ? components?.host?.lowercased() : nil,
+            path: fields.contains(.path) ? (components?.percentEncodedPath).map { $0.isEmpty ? "/" : $0 } : nil,
+            query: fields.contains(.query)
+                ? (components?.percentEncodedQuery ?? "").split(separator: "&").map(String.init).sorted() : nil,
+            headers: selected)
+    }
+}
+
+/// Decides, request by request, which recorded entry answers: the first not yet played that matches,
+/// in recorded order; once every match has played, the last of them again (a client that asks twice
+/// gets the same answer). A value: the server keeps it behind a lock and does the I/O.
+public struct Playback: Sendable {
+    /// The answer to one request.
+    public enum Answer: Sendable, Equatable {
+        /// The entry at this index of the HAR's entries.
+        case entry(Int)
+        /// Nothing recorded matches; the nearest recorded request, in words, when there is one.
+        case notRecorded(nearest: String?)
+    }
+
+    private let matching: RequestMatching
+    private let keys: [(index: Int, key: RequestMatching.Key, display: String, path: String)]
+    private var played: Set<Int> = []
+
+    /// - Parameter service: only entries recorded for this service (`media`), and entries without a
+    ///   service (another tool's HAR); nil for all.
+    public init(entries: [HAR.Entry], matching: RequestMatching = RequestMatching(), service: String? = nil) {
+        self.matching = matching
+        keys = entries.enumerated().compactMap { index, entry in
+            if let service, let recorded = entry.service, recorded != service { return nil }
+            // A failed flow (mitmproxy writes status 0) has no answer to give.
+            guard entry.response.status > 0 else { return nil }
+            let headers = entry.request.headers.map { (name: $0.name, value: $0.value) }
+            let display =
+                "\(entry.request.method) \(Self.target(of: entry.request.url))"
+                + headers.filter { matching.headers.contains($0.name.lowercased()) }
+                .map { " \($0.name): \($0.value)" }.joined()
+            return (
+                index, matching.key(method: entry.request.method, url: entry.request.url, headers: headers), display,
+                URLComponents(string: entry.request.url)?.percentEncodedPath ?? ""
+            )
+        }
+    }
+
+    /// How many entries can answer.
+    public var count: Int { keys.count }
+
+    /// The entry that answers `method` on `target` (a path with its query) with `headers`.
+    public mutating func answer(method: String, target: String, headers: [(name: String, value: String)]) -> Answer {
+        let key = matching.key(method: method, url: "http://recorded" + target, headers: headers)
+        let matches = keys.filter { $0.key == key }
+        guard !matches.isEmpty else { return .notRecorded(nearest: nearest(to: target)) }
+        if let first = matches.first(where: { !played.contains($0.index) }) {
+            played.insert(first.index)
+            return .entry(first.index)
+        }
+        return .entry(matches[matches.count - 1].index)
+    }
+
+    /// The recorded request most like one to `target`: the same path if there is one, else the path
+    /// sharing the longest beginning with it.
+    private func nearest(to target: String) -> String? {
+        let path = URLComponents(string: "http://recorded" + target)?.percentEncodedPath ?? target
+        if let same = keys.first(where: { $0.path == path }) { return same.display }
+        func shared(_ other: String) -> Int { zip(other.utf8, path.utf8).prefix { $0 == $1 }.count }
+        return keys.max { shared($0.path) < shared($1.path) }?.display
+    }
+
+    static func target(of url: String) -> String {
+        guard let components = URLComponents(string: url) else { return url }
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+    }
+}

@@ -1,0 +1,163 @@
+import Crypto
+import Foundation
+import Recording
+import Testing
+
+/// A recording, written and opened again: bodies inline or beside the HAR by hash, the pacing and the
+/// fault kept, secrets out, and a cassette that never finished refused.
+struct CassetteRecorderTests {
+    static func get(_ recorder: CassetteRecorder) -> ExchangeRecording {
+        recorder.exchange(
+            service: "media", link: "l", connection: nil, method: "GET", url: "http://h/a", httpVersion: "HTTP/1.1",
+            headers: [])
+    }
+
+    static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
+
+    @Test func aRecordingOpensAgainWithItsBodiesPacingAndFault() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let small = Data("hello, photo".utf8)
+        let large = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+
+        let first = recorder.exchange(
+            service: "media", link: "transfer→media", connection: recorder.connectionID(), method: "GET",
+            url: "http://127.0.0.1:44447/hello.txt", httpVersion: "HTTP/1.1", headers: [("Host", "x")])
+        first.head(status: 200, statusText: "OK", headers: [("Content-Type", "text/plain")])
+        small.withUnsafeBytes { first.write($0) }
+        first.finish()
+
+        let second = recorder.exchange(
+            service: "media", link: "transfer→media", connection: recorder.connectionID(), method: "GET",
+            url: "http://127.0.0.1:44447/photos/big.jpg", httpVersion: "HTTP/1.1", headers: [])
+        second.head(
+            status: 200, statusText: "OK", headers: [("Content-Type", "image/jpeg"), ("Content-Length", "300000")])
+        large.prefix(100_000).withUnsafeBytes { second.write($0) }
+        large.dropFirst(100_000).withUnsafeBytes { second.write($0) }
+        second.fault(kind: "reset", how: "RST")
+        second.finish()
+        second.finish()  // only the first counts
+
+        var meta = CassetteMeta(scenario: "s", harnessYmlSha256: nil, seeds: ["media.fault.1": 42], recordedAt: "now")
+        meta.complete = true
+        try recorder.close(meta, timeline: Data())
+
+        let cassette = try Cassette.open(folder)
+        #expect(cassette.meta?.entries == 2)
+        #expect(cassette.meta?.seeds == ["media.fault.1": 42])
+        let entries = cassette.har.log.entries
+        #expect(
+            entries.map(\.request.url) == ["http://127.0.0.1:44447/hello.txt", "http://127.0.0.1:44447/photos/big.jpg"])
+        #expect(cassette.body(of: 0) == .inline(small))
+        #expect(entries[0].response.content.text == "hello, photo")
+        #expect(entries[1].response.content.file == "bodies/\(Self.sha256(large))")
+        guard case .file(let url, let size) = cassette.body(of: 1) else {
+            Issue.record("a 200 KB body is stored beside the HAR")
+            return
+        }
+        #expect(size == large.count)
+        #expect(try Data(contentsOf: url) == large)
+        #expect(entries[1].writes?.map { Int($0[1]) } == [100_000, 100_000])
+        #expect(entries[1].fault == HAR.Fault(kind: "reset", atByte: 200_000, how: "RST"))
+        #expect(entries[1].response.bodySize == 200_000)
+        #expect(entries[1].connection != entries[0].connection)
+        #expect(entries.allSatisfy { abs($0.time - $0.timings.total) < 1e-9 })
+        // Nothing half-made is left behind.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names == ["bodies", "meta.json", "timeline.jsonl", "traffic.har"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("bodies").path).count == 1
+        )
+    }
+
+    @Test func theSameLargeBodyIsStoredOnce() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let large = Data(repeating: 0xAB, count: 100_000)
+        for _ in 0..<3 {
+            let exchange = Self.get(recorder)
+            exchange.head(status: 200, statusText: "OK", headers: [])
+            large.withUnsafeBytes { exchange.write($0) }
+            exchange.finish()
+        }
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let bodies = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("bodies").path)
+        #expect(bodies == [Self.sha256(large)])
+    }
+
+    @Test func secretsAreReplacedByAMarker() throws {
+        let folder = try TemporaryFolder.make()
+        let redactor = Redactor(secrets: [.init(name: "Parse master key", value: "sup3r-s3cret-master")])
+        let recorder = try CassetteRecorder(directory: folder, redactor: redactor)
+        let exchange = recorder.exchange(
+            service: "parse", link: "backend→parse", connection: nil, method: "POST",
+            url: "http://h/parse/push?key=sup3r-s3cret-master", httpVersion: "HTTP/1.1",
+            headers: [("X-Parse-Master-Key", "sup3r-s3cret-master"), ("Authorization", "bearer eyJabc")],
+            requestBody: "{\"masterKey\":\"sup3r-s3cret-master\"}", requestMimeType: "application/json")
+        exchange.head(status: 200, statusText: "OK", headers: [("Content-Type", "application/json")])
+        exchange.finish()
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let har = try String(contentsOf: folder.appendingPathComponent("traffic.har"), encoding: .utf8)
+        #expect(!har.contains("sup3r-s3cret-master"))
+        #expect(!har.contains("eyJabc"))
+        #expect(har.contains("[redacted: Parse master key]"))
+        #expect(har.contains("[redacted: authorization]"))
+    }
+
+    @Test func aFolderHoldingSomethingElseIsNotRecordedInto() throws {
+        let folder = try TemporaryFolder.make()
+        try Data("mine".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let error = try #require(throws: CassetteError.self) {
+            try CassetteRecorder(directory: folder, redactor: Redactor())
+        }
+        #expect(error.problem.contains("not a cassette"))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.txt").path))
+    }
+
+    @Test func aRecordingThatNeverClosedIsRefusedWithTheReason() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let exchange = Self.get(recorder)
+        exchange.finish()
+        let error = try #require(throws: CassetteError.self) { try Cassette.open(folder) }
+        #expect(error.file.hasSuffix("meta.json"))
+        #expect(error.problem.contains("never finished"))
+    }
+
+    @Test func aNewerFormatAndAMissingBodyAreRefused() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let exchange = Self.get(recorder)
+        exchange.head(status: 200, statusText: "OK", headers: [])
+        Data(repeating: 1, count: 70_000).withUnsafeBytes { exchange.write($0) }
+        exchange.finish()
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        _ = try Cassette.open(folder)
+
+        let metaURL = folder.appendingPathComponent("meta.json")
+        let meta = try String(contentsOf: metaURL, encoding: .utf8)
+        try meta.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 7").write(
+            to: metaURL, atomically: true, encoding: .utf8)
+        let newer = try #require(throws: CassetteError.self) { try Cassette.open(folder) }
+        #expect(newer.jsonPath == "$.version")
+        #expect(newer.problem.contains("newer"))
+        try meta.write(to: metaURL, atomically: true, encoding: .utf8)
+
+        let bodies = folder.appendingPathComponent("bodies")
+        for name in try FileManager.default.contentsOfDirectory(atPath: bodies.path) {
+            try FileManager.default.removeItem(at: bodies.appendingPathComponent(name))
+        }
+        let missing = try #require(throws: CassetteError.self) { try Cassette.open(folder) }
+        #expect(missing.file.hasSuffix("traffic.har"))
+        #expect(missing.jsonPath == "$.log.entries[0].response.content._file")
+        #expect(missing.problem.contains("missing"))
+    }
+}
+
+enum TemporaryFolder {
+    static func make() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}

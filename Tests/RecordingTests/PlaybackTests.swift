@@ -1,0 +1,88 @@
+import Foundation
+import Recording
+import Testing
+
+/// Which recorded answer a request gets, row by row.
+struct PlaybackTests {
+    static func entry(_ method: String, _ url: String, _ headers: [(String, String)] = [], status: Int = 200)
+        -> HAR.Entry
+    {
+        HAR.Entry(
+            startedDateTime: "2026-11-24T08:00:00.000Z",
+            request: HAR.Request(
+                method: method, url: url, httpVersion: "HTTP/1.1",
+                headers: headers.map { HAR.Header(name: $0.0, value: $0.1) }),
+            response: HAR.Response(
+                status: status, statusText: "", httpVersion: "HTTP/1.1", headers: [],
+                content: HAR.Content(size: 0, mimeType: "")),
+            timings: HAR.Timings(send: 0, wait: 0, receive: 0))
+    }
+
+    static let entries = [
+        entry("GET", "http://127.0.0.1:44447/photos/p.jpg"),
+        entry("GET", "http://127.0.0.1:44447/photos/p.jpg", [("Range", "bytes=1000-")]),
+        entry("GET", "http://127.0.0.1:44447/photos/p.jpg"),
+        entry("HEAD", "http://other.example:8080/photos/p.jpg"),
+        entry("GET", "http://h/search?b=2&a=1"),
+        entry("GET", "http://h/failed", status: 0),
+    ]
+
+    @Test func eachRecordedAnswerPlaysInOrderThenTheLastRepeats() {
+        var playback = Playback(entries: Self.entries)
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: []) == .entry(0))
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: []) == .entry(2))
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: []) == .entry(2))
+    }
+
+    @Test func theHeadersThatChangeTheAnswerMustAgree() {
+        var playback = Playback(entries: Self.entries)
+        #expect(
+            playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("range", "bytes=1000-")]) == .entry(1))
+        #expect(
+            playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("Range", "bytes=5-")])
+                == .notRecorded(nearest: "GET /photos/p.jpg"))
+        // Headers that do not change the answer are not compared.
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("User-Agent", "x")]) == .entry(0))
+    }
+
+    @Test func hostsAreMappedOntoTheServerAndQueriesCompareInAnyOrder() {
+        var playback = Playback(entries: Self.entries)
+        #expect(playback.answer(method: "HEAD", target: "/photos/p.jpg", headers: []) == .entry(3))
+        #expect(playback.answer(method: "GET", target: "/search?a=1&b=2", headers: []) == .entry(4))
+        #expect(
+            playback.answer(method: "GET", target: "/search?a=1", headers: [])
+                == .notRecorded(nearest: "GET /search?b=2&a=1"))
+    }
+
+    @Test func aFailedFlowAnswersNothingAndTheNearestPathIsNamed() {
+        var playback = Playback(entries: Self.entries)
+        #expect(playback.count == 5)
+        #expect(
+            playback.answer(method: "GET", target: "/failed", headers: []) == .notRecorded(nearest: "GET /photos/p.jpg")
+        )
+        #expect(
+            playback.answer(method: "GET", target: "/photos/q.jpg", headers: [])
+                == .notRecorded(nearest: "GET /photos/p.jpg"))
+    }
+
+    @Test func matchingOnTheHostCanBeAskedFor() {
+        var matching = RequestMatching()
+        matching.fields.insert(.host)
+        var playback = Playback(entries: Self.entries, matching: matching)
+        if case .entry = playback.answer(method: "HEAD", target: "/photos/p.jpg", headers: []) {
+            Issue.record("the recorded HEAD was for other.example, not the requested host")
+        }
+    }
+
+    @Test func entriesOfOtherServicesAreLeftOut() {
+        var apns = Self.entry("GET", "http://h/photos/p.jpg")
+        apns.service = "apns"
+        var playback = Playback(entries: [apns], service: "media")
+        #expect(playback.count == 0)
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: []) == .notRecorded(nearest: nil))
+    }
+
+    @Test func recordModesAreVcrpys() {
+        #expect(RecordMode.allCases.map(\.rawValue) == ["once", "new_episodes", "none", "all"])
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HarnessTimeline
+import Recording
+import Testing
+
+/// Two timelines are equivalent when they differ only in what must differ; otherwise the first point
+/// where they part is named.
+struct TimelineComparisonTests {
+    static func event(_ sequence: Int, _ at: Double, _ kind: String, _ attributes: [String: String] = [:])
+        -> TimelineEvent
+    {
+        TimelineEvent(
+            sequence: sequence, elapsed: at, date: Date(), kind: EventKind(kind), source: "x",
+            attributes: EventAttributes(attributes))
+    }
+
+    static let recorded = [
+        event(1, 0, "harness.run.started"),
+        event(2, 20, "harness.service.started", ["url": "http://127.0.0.1:4444"]),
+        event(3, 20.5, "harness.step.started", ["step": "launch nasa-tv"]),
+        event(4, 21, "apns.request.accepted", ["token": "ab12cd34ef56ab12cd34ef56ab12cd34", "pushType": "background"]),
+        event(5, 21.1, "device.push.delivered", ["wake": "resumed", "pid": "4242"]),
+        event(6, 21.2, "transfer.progress", ["bytes": "1000"]),
+        event(7, 25, "media.fault.fired", ["atByte": "65536", "path": "/photos/p.jpg"]),
+        event(8, 26, "transfer.completed", ["file": "/tmp/x/state/device/a.jpg"]),
+    ]
+
+    @Test func aRunThatDiffersOnlyInWhatMustDifferIsEquivalent() {
+        // Another machine: slower to build (the first step later), other ports, tokens, pids and paths,
+        // a different number of progress events, and two racing events the other way round.
+        let run = [
+            Self.event(1, 0, "harness.run.started"),
+            Self.event(2, 60, "harness.service.started", ["url": "http://127.0.0.1:5555"]),
+            Self.event(3, 61, "harness.step.started", ["step": "launch nasa-tv"]),
+            Self.event(4, 61.6, "device.push.delivered", ["wake": "resumed", "pid": "99"]),
+            Self.event(
+                5, 61.55, "apns.request.accepted",
+                ["token": "ffffcd34ef56ab12cd34ef56ab120000", "pushType": "background"]),
+            Self.event(6, 65.4, "media.fault.fired", ["atByte": "65536", "path": "/photos/p.jpg"]),
+            Self.event(7, 66.7, "transfer.completed", ["file": "/tmp/y/state/device/a.jpg"]),
+        ]
+        #expect(TimelineComparison.compare(expected: Self.recorded, actual: run) == nil)
+    }
+
+    @Test func theFaultAtAnotherByteIsTheFirstDivergence() throws {
+        var run = Self.recorded
+        run[6] = Self.event(7, 25, "media.fault.fired", ["atByte": "70000", "path": "/photos/p.jpg"])
+        run[7] = Self.event(8, 26, "transfer.failed", [:])
+        let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
+        #expect(divergence.kind == .different)
+        #expect(divergence.summary == "media.fault.fired: expected {atByte: 65536}, got {atByte: 70000}")
+        #expect(divergence.expected?.sequence == 7)
+        #expect(divergence.actual?.sequence == 7)
+        #expect(divergence.expectedAround.contains { $0.kind.rawValue == "device.push.delivered" })
+    }
+
+    @Test func aMissingEventIsNamedWithWhenItWasRecorded() throws {
+        let run = Array(Self.recorded.prefix(7))
+        let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
+        #expect(divergence.kind == .missing)
+        #expect(divergence.summary.hasPrefix("expected transfer.completed"))
+        #expect(divergence.summary.contains("recorded at 5.50 s"))
+        #expect(divergence.actual == nil)
+    }
+
+    @Test func anExtraEventIsUnexpected() throws {
+        let run = Self.recorded + [Self.event(9, 26.5, "device.watchdog.killed", ["app": "nasa-tv"])]
+        let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
+        #expect(divergence.kind == .unexpected)
+        #expect(divergence.summary.contains("device.watchdog.killed {app: nasa-tv}"))
+    }
+
+    @Test func anEventOutsideTheToleranceIsATimingDivergence() throws {
+        var run = Self.recorded
+        run[7] = Self.event(8, 29, "transfer.completed", ["file": "/tmp/x/state/device/a.jpg"])
+        let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
+        #expect(divergence.kind == .timing)
+        #expect(divergence.summary.contains("8.50 s after the first step, recorded at 5.50 s"))
+        var wide = TimelineComparison.Options()
+        wide.tolerance = 5
+        #expect(TimelineComparison.compare(expected: Self.recorded, actual: run, options: wide) == nil)
+    }
+
+    @Test func eventsTheRecordingSeparatesMustKeepTheirOrder() throws {
+        // Each within the tolerance of its recorded time, but the fault now fires after the transfer
+        // completed, which the recording has a second apart the other way.
+        var options = TimelineComparison.Options()
+        options.tolerance = 0.6
+        var run = Self.recorded
+        run[6] = Self.event(8, 25.55, "media.fault.fired", ["atByte": "65536", "path": "/photos/p.jpg"])
+        run[7] = Self.event(7, 25.45, "transfer.completed", ["file": "/tmp/x/state/device/a.jpg"])
+        let divergence = try #require(
+            TimelineComparison.compare(expected: Self.recorded, actual: run, options: options))
+        #expect(divergence.kind == .order)
+        #expect(divergence.summary.hasPrefix("transfer.completed came before media.fault.fired"))
+    }
+}
