@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "HarnessTimeline",
                 "HTTPServiceSupport",
+                "Recording",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -180,7 +181,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        .testTarget(name: "MediaServerTests", dependencies: ["MediaServer", "HarnessTimeline", "TestSupport"]),
+        .testTarget(
+            name: "MediaServerTests",
+            dependencies: [
+                "MediaServer", "HarnessTimeline", "Recording", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .testTarget(
             name: "FakeParseTests",
             dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "HTTPServiceSupport", "TestSupport"]

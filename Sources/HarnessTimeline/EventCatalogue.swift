@@ -325,6 +325,11 @@ public enum EventCatalogue {
             kind: .mediaResponseFinished, source: "media", attributes: ["path", "bytes"],
             meaning: "The media server sent a whole response: `bytes` body bytes."),
         EventSpec(
+            kind: .mediaNotRecorded, source: "media", attributes: ["method", "path", "nearest"],
+            meaning:
+                "Serving from a cassette, a request it does not hold got the not-recorded answer; `nearest` is the recorded request most like it."
+        ),
+        EventSpec(
             kind: .mediaRequestTimedOut, source: "media", attributes: ["client", "after"],
             meaning: "A connection sent no complete request within `after` and was closed."),
     ]

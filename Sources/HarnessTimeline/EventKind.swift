@@ -132,4 +132,6 @@ extension EventKind {
     public static let mediaFault: EventKind = "media.fault"
     /// A fault ended a body early (`fault`, `path`, `atByte`, `of`, `how`: FIN, RST or stall).
     public static let mediaFaultFired: EventKind = "media.fault.fired"
+    /// Replaying a cassette, the media server was asked for something the cassette does not hold.
+    public static let mediaNotRecorded: EventKind = "media.notRecorded"
 }

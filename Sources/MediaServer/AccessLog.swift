@@ -1,6 +1,7 @@
 import Foundation
 import HarnessTimeline
 import NIOHTTP1
+import Recording
 
 /// One request and what it was answered, as the access log records it.
 struct Exchange {
@@ -12,6 +13,8 @@ struct Exchange {
     /// Body bytes handed to the connection, which is less than `Content-Length` when a fault cut the body
     /// or the client went away.
     var bodyBytes = 0
+    /// The exchange's record in a cassette, when the server records.
+    var recording: ExchangeRecording?
 }
 
 /// The Apache "combined" access log the tutorial's virtual host writes:

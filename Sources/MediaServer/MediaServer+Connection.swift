@@ -4,6 +4,7 @@ import HarnessTimeline
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Recording
 
 /// One connection's requests, each answered in turn: the faults that apply are drawn, the reply is
 /// decided (``MediaReply``) and carried out, the body read from its ``BodySource`` and paced.
@@ -11,6 +12,7 @@ extension MediaServer {
     func serve(_ connection: Connection) async {
         let client = connection.channel.remoteAddress?.ipAddress ?? "-"
         let pacing = ConnectionPacing()
+        let connectionID = configuration.recorder?.connectionID()
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             for try await part in inbound {
@@ -23,8 +25,18 @@ extension MediaServer {
                     guard let request = head else { continue }
                     head = nil
                     var exchange = Exchange(request: request, client: client)
-                    defer { accessLog?.record(exchange) }
-                    let ending = try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
+                    exchange.recording = record(request, connection: connectionID)
+                    defer {
+                        accessLog?.record(exchange)
+                        exchange.recording?.finish()
+                    }
+                    let ending =
+                        if let replay = playback {
+                            try await answerFromCassette(
+                                request, replay: replay, outbound: outbound, pacing: pacing, exchange: &exchange)
+                        } else {
+                            try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
+                        }
                     switch ending {
                     case .keepAlive where request.isKeepAlive:
                         continue
@@ -104,13 +116,14 @@ extension MediaServer {
         let considered = MediaReply.considersFaults(request, maxHeaderFields: configuration.limits.maxHeaderFields)
         let applied = considered ? faults.withLock { $0.next(for: path) } : .none
         for kind in applied.headerChanges.sorted(by: { $0.rawValue < $1.rawValue }) {
-            publishFault(MediaFault(kind), path: path)
+            publishFault(MediaFault(kind), path: path, recording: exchange.recording)
         }
-        if let fault = applied.ending { publishFault(fault, path: path) }
+        if let fault = applied.ending { publishFault(fault, path: path, recording: exchange.recording) }
         let alterations = applied.alterations
         if alterations.newVersion { generations.withLock { $0[path, default: 0] += 1 } }
         switch reply(to: request, path: path, alterations: alterations) {
         case .closeAtOnce:
+            exchange.recording?.fault(kind: applied.ending?.fault.rawValue ?? "closeBeforeHeaders", how: "FIN")
             return .closeAfterResponse
         case .short(let status, let headers):
             try await finish(request, status: status, headers: headers, outbound: outbound, exchange: &exchange)
@@ -123,20 +136,17 @@ extension MediaServer {
             // and the connection's event loop, which cost more than a small file itself.
             var batch = ResponseBatch(outbound: outbound)
             batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
+            exchange.recording?.head(status: Int(status.code), statusText: status.reasonPhrase, headers: Array(headers))
             if request.method == .GET {
                 try await sendBody(
                     body, limit: frame.limit, of: resource, settings: current, pacing: pacing, batch: &batch,
-                    sent: &exchange.bodyBytes)
+                    exchange: &exchange)
             }
             if frame.ending != .keepAlive {
                 try await batch.flush()
-                timeline.publish(
-                    .mediaFaultFired, source: "media",
-                    [
-                        "fault": applied.ending?.fault.rawValue ?? "", "path": path,
-                        "atByte": "\(exchange.bodyBytes)", "of": "\(length)",
-                        "how": frame.ending == .close ? "FIN" : frame.ending == .reset ? "RST" : "stall",
-                    ])
+                publishFaultFired(
+                    applied.ending?.fault.rawValue ?? "", path: path, atByte: exchange.bodyBytes, of: length,
+                    ending: frame.ending, recording: exchange.recording)
                 return frame.ending
             }
             batch.append(.end(nil), bytes: 0)
@@ -153,7 +163,8 @@ extension MediaServer {
     /// No fault rule in force, no throttle and no delay: every request can be answered as it comes.
     var answersEverythingAtOnce: Bool {
         let settings = settings.withLock { $0 }
-        return settings.throttleBytesPerSecond == nil && settings.serverBytesPerSecond == nil
+        return configuration.recorder == nil && playback == nil
+            && settings.throttleBytesPerSecond == nil && settings.serverBytesPerSecond == nil
             && settings.firstByteDelayMilliseconds == 0 && settings.latencyMilliseconds == 0
             && faults.withLock { $0.rules.isEmpty }
     }
@@ -167,11 +178,40 @@ extension MediaServer {
             ])
     }
 
-    private func publishFault(_ fault: MediaFault, path: String) {
-        var attributes: EventAttributes = ["fault": fault.fault.rawValue, "path": path]
+    /// A fault rule applies to this request: on the timeline, and in the cassette's `_applied`.
+    func publishFault(_ fault: MediaFault, path: String, recording: ExchangeRecording?) {
+        var attributes: [String: String] = ["fault": fault.fault.rawValue]
         if let status = fault.status { attributes["status"] = "\(status)" }
         if let by = fault.by { attributes["by"] = "\(by)" }
-        timeline.publish(.mediaFault, source: "media", attributes)
+        publishFault(attributes, path: path, recording: recording)
+    }
+
+    /// A fault, as its attributes (`fault`, and `status` or `by`), applies to a request to `path`.
+    func publishFault(_ attributes: [String: String], path: String, recording: ExchangeRecording?) {
+        recording?.applied(attributes)
+        var attributes = attributes
+        attributes["path"] = path
+        timeline.publish(.mediaFault, source: "media", EventAttributes(attributes))
+    }
+
+    /// A fault ended the body after `atByte` of `of` bytes.
+    func publishFaultFired(
+        _ fault: String, path: String, atByte: Int, of length: Int, ending: ConnectionEnding,
+        recording: ExchangeRecording?
+    ) {
+        let how = ending == .close ? "FIN" : ending == .reset ? "RST" : "stall"
+        recording?.fault(kind: fault, how: how, of: length)
+        timeline.publish(
+            .mediaFaultFired, source: "media",
+            ["fault": fault, "path": path, "atByte": "\(atByte)", "of": "\(length)", "how": how])
+    }
+
+    /// Starts the record of an exchange, when the server records.
+    private func record(_ request: HTTPRequestHead, connection: String?) -> ExchangeRecording? {
+        configuration.recorder?.exchange(
+            service: "media", link: "device→media", connection: connection, method: request.method.rawValue,
+            url: "\(url)\(request.uri)", httpVersion: "HTTP/\(request.version.major).\(request.version.minor)",
+            headers: Array(request.headers))
     }
 
     /// Streams the body, each write waiting for its bytes in the connection's bucket and the server's
@@ -179,18 +219,20 @@ extension MediaServer {
     /// log, even when the client goes away halfway.
     private func sendBody(
         _ body: [BodySegment], limit: Int, of resource: MediaResource, settings: MediaServerSettings,
-        pacing: ConnectionPacing, batch: inout ResponseBatch, sent: inout Int
+        pacing: ConnectionPacing, batch: inout ResponseBatch, exchange: inout Exchange
     ) async throws {
         let pacer = ResponsePacer(settings: settings, connection: pacing, server: serverPacing)
         let reads = body.contains { if case .file = $0 { true } else { false } }
         let source: (any BodySource)? = reads ? try await FileBodySource.open(resource.url) : nil
-        try await send(body, from: source, limit: limit, pacer: pacer, batch: &batch, sent: &sent)
+        try await send(
+            body, from: source, limit: limit, pacer: pacer, batch: &batch, sent: &exchange.bodyBytes,
+            recording: exchange.recording)
     }
 
     /// The body's segments in order, the file's bytes from `source` a chunk at a time, each paced.
     private func send(
         _ body: [BodySegment], from source: (any BodySource)?, limit: Int, pacer: ResponsePacer,
-        batch: inout ResponseBatch, sent: inout Int
+        batch: inout ResponseBatch, sent: inout Int, recording: ExchangeRecording?
     ) async throws {
         func write(_ buffer: ByteBuffer) async throws {
             if let due = pacer.due(buffer.readableBytes) {
@@ -198,6 +240,7 @@ extension MediaServer {
                 try await batch.flush()
                 try await Task.sleep(until: due, clock: .continuous)
             }
+            recording?.write(buffer)
             try await batch.add(.body(.byteBuffer(buffer)), bytes: buffer.readableBytes)
             sent += buffer.readableBytes
         }
@@ -233,6 +276,7 @@ extension MediaServer {
         let (parts, bodyBytes) = shortReply(request, status: status, headers: headers)
         exchange.status = Int(status.code)
         try await delayFirstByte(settings.withLock { $0 })
+        exchange.recording?.record(parts)
         try await outbound.write(contentsOf: parts)
         exchange.bodyBytes = bodyBytes
     }

@@ -30,6 +30,8 @@ public final class MediaServer: Service, Sendable {
     let serverPacing = LockedState(PacingState())
     /// How many times each path's file "changed" (the `changeETag` fault).
     let generations = LockedState<[String: Int]>([:])
+    /// The cassette answered from, when replaying.
+    let playback: ServedCassette?
 
     /// The control API's port.
     /// The control API's port, or 0 before ``run()`` has bound it.
@@ -128,6 +130,7 @@ public final class MediaServer: Service, Sendable {
         let settings = LockedState(configuration.settings)
         self.settings = settings
         self.resolver = PathResolver(root: configuration.root.resolvingSymlinksInPath().path)
+        self.playback = configuration.replay.map(ServedCassette.init)
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port

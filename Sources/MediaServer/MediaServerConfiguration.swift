@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServiceSupport
+import Recording
 
 /// The MAMP box: which folder it serves, where, and how fast.
 public struct MediaServerConfiguration: Sendable {
@@ -27,6 +28,12 @@ public struct MediaServerConfiguration: Sendable {
     /// request with more than `maxHeaderFields` gets `400` (as Apache's `LimitRequestFields`). The
     /// control API holds its clients to the same limits, idle ones closed after `idleTimeout`.
     public var limits = HTTPLimits()
+    /// Records every exchange (request, response, the time and size of each body write, the fault that
+    /// fired) into a cassette; nil records nothing.
+    public var recorder: CassetteRecorder?
+    /// Answers from a cassette instead of the folder: recorded statuses, headers and bytes, paced and
+    /// cut as recorded. Fault rules and throttles do not apply then: the recording has them.
+    public var replay: MediaReplay?
 
     public init(root: URL) { self.root = root }
 }

@@ -190,9 +190,14 @@ public final class ExchangeRecording {
         body.append(bytes)
     }
 
-    /// The fault that ended the body early.
-    public func fault(kind: String, how: String) {
-        entry.fault = HAR.Fault(kind: kind, atByte: body.size, how: how)
+    /// The fault that ended the body early, after the bytes written so far, of `of` planned.
+    public func fault(kind: String, how: String, of: Int? = nil) {
+        entry.fault = HAR.Fault(kind: kind, atByte: body.size, how: how, of: of)
+    }
+
+    /// A fault rule that applied, with its attributes as the timeline has them.
+    public func applied(_ fault: [String: String]) {
+        entry.applied = (entry.applied ?? []) + [fault]
     }
 
     /// Adds the entry to the cassette; only the first call counts.

@@ -178,11 +178,14 @@ public struct HAR: Codable, Sendable, Equatable {
         public var atByte: Int
         /// How the connection ended: `FIN`, `RST` or `stall`.
         public var how: String
+        /// The body's full length, had it not been cut.
+        public var of: Int?
 
-        public init(kind: String, atByte: Int, how: String) {
+        public init(kind: String, atByte: Int, how: String, of: Int? = nil) {
             self.kind = kind
             self.atByte = atByte
             self.how = how
+            self.of = of
         }
     }
 
@@ -206,6 +209,9 @@ public struct HAR: Codable, Sendable, Equatable {
         /// Each body write as `[milliseconds after the response head, bytes]`: the pacing to replay.
         public var writes: [[Double]]?
         public var fault: Fault?
+        /// Every fault rule that applied to the exchange, header changes included, as the timeline's
+        /// `media.fault` event gave it (`fault`, and `status` or `by` where they apply).
+        public var applied: [[String: String]]?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
@@ -214,6 +220,7 @@ public struct HAR: Codable, Sendable, Equatable {
             case offset = "_offset"
             case writes = "_writes"
             case fault = "_fault"
+            case applied = "_applied"
         }
 
         public init(
@@ -235,6 +242,7 @@ public struct HAR: Codable, Sendable, Equatable {
             entry.offset = nil
             entry.writes = nil
             entry.fault = nil
+            entry.applied = nil
             entry.response.content.file = nil
             entry.response.content.sha256 = nil
             return entry

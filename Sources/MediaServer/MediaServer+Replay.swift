@@ -1,0 +1,197 @@
+import Foundation
+import HarnessTimeline
+import NIOCore
+import NIOHTTP1
+import Recording
+
+/// The cassette a server answers from: its entries, and which of them have played.
+final class ServedCassette: Sendable {
+    let replay: MediaReplay
+    let playback: LockedState<Playback>
+
+    init(_ replay: MediaReplay) {
+        self.replay = replay
+        playback = LockedState(
+            Playback(entries: replay.cassette.har.log.entries, matching: replay.matching, service: "media"))
+    }
+}
+
+/// Serving from a cassette: the entry that matches is answered with its recorded status, headers and
+/// bytes, each write at its recorded time after the head, and cut as the recorded fault cut it. The
+/// timeline gets the same `media.*` events the recorded run had.
+extension MediaServer {
+    func answerFromCassette(
+        _ request: HTTPRequestHead, replay served: ServedCassette,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, pacing: ConnectionPacing,
+        exchange: inout Exchange
+    ) async throws -> ConnectionEnding {
+        let path = request.path
+        let answer = served.playback.withLock {
+            $0.answer(method: request.method.rawValue, target: request.uri, headers: Array(request.headers))
+        }
+        guard case .entry(let index) = answer else {
+            guard case .notRecorded(let nearest) = answer else { return .closeAfterResponse }
+            return try await answerNotRecorded(request, nearest: nearest, outbound: outbound, exchange: &exchange)
+        }
+        let cassette = served.replay.cassette
+        let entry = cassette.har.log.entries[index]
+        for fault in entry.applied ?? [] {
+            publishFault(fault, path: path, recording: exchange.recording)
+        }
+        // The server's think time before the status line, as recorded (another tool's timings are
+        // not replayed: they were measured at the client, through a proxy).
+        if entry.writes != nil, entry.timings.wait > 0 {
+            try await Task.sleep(for: .milliseconds(entry.timings.wait))
+        }
+        guard entry.response.status > 0 else {
+            // A connection closed before any status line.
+            exchange.recording?.fault(kind: entry.fault?.kind ?? "closeBeforeHeaders", how: "FIN")
+            return .closeAfterResponse
+        }
+        let status = HTTPResponseStatus(statusCode: entry.response.status, reasonPhrase: entry.response.statusText)
+        let body = cassette.body(of: index)
+        let headers = ReplayedHeaders.make(
+            for: entry, bodySize: Self.size(of: body), keepAlive: request.isKeepAlive, date: dateHeader.format(Date()))
+        exchange.status = entry.response.status
+        // The events a live answer publishes: a file (200, 206) or a short reply (every other status).
+        let servesFile = [200, 206].contains(entry.response.status)
+        if servesFile {
+            publishRequest(request, path: path, status: status)
+        } else {
+            timeline.publish(
+                .mediaRequest, source: "media",
+                ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
+        }
+        var batch = ResponseBatch(outbound: outbound)
+        batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
+        exchange.recording?.head(status: Int(status.code), statusText: status.reasonPhrase, headers: Array(headers))
+        if request.method != .HEAD {
+            try await sendRecordedBody(of: entry, body: body, batch: &batch, exchange: &exchange)
+        }
+        if let fault = entry.fault {
+            try await batch.flush()
+            let ending: ConnectionEnding = fault.how == "RST" ? .reset : fault.how == "stall" ? .stall : .close
+            publishFaultFired(
+                fault.kind, path: path, atByte: exchange.bodyBytes, of: fault.of ?? entry.response.content.size,
+                ending: ending, recording: exchange.recording)
+            return ending
+        }
+        batch.append(.end(nil), bytes: 0)
+        try await batch.flush()
+        if servesFile { publishFinished(path: path, bytes: exchange.bodyBytes) }
+        let closes = headers.first(name: "connection")?.lowercased() == "close"
+        return closes ? .closeAfterResponse : .keepAlive
+    }
+
+    /// The recorded body, write by write: each waits for its recorded time after the head. A HAR from
+    /// another tool has no writes: its body goes out at once.
+    private func sendRecordedBody(
+        of entry: HAR.Entry, body: Cassette.Body, batch: inout ResponseBatch, exchange: inout Exchange
+    ) async throws {
+        let total = entry.writes == nil ? Self.size(of: body) : entry.response.bodySize
+        let writes = entry.writes ?? [[0, Double(total)]]
+        let source: any BodySource
+        switch body {
+        case .inline(let data): source = DataBodySource(data)
+        case .file(let url, _): source = try await FileBodySource.open(url)
+        }
+        let head = ContinuousClock.now
+        var offset = 0
+        for write in writes {
+            let due = head.advanced(by: .microseconds(Int64(write[0] * 1000)))
+            if due > .now {
+                try await batch.flush()
+                try await Task.sleep(until: due, clock: .continuous)
+            }
+            var remaining = Int(write[1])
+            while remaining > 0 {
+                let chunk = try await source.read(
+                    from: offset, count: min(remaining, 64 * 1024), end: offset + remaining)
+                guard chunk.readableBytes > 0 else { return }
+                exchange.recording?.write(chunk)
+                try await batch.add(.body(.byteBuffer(chunk)), bytes: chunk.readableBytes)
+                offset += chunk.readableBytes
+                remaining -= chunk.readableBytes
+                exchange.bodyBytes += chunk.readableBytes
+            }
+        }
+    }
+
+    private static func size(of body: Cassette.Body) -> Int {
+        switch body {
+        case .inline(let data): data.count
+        case .file(_, let size): size
+        }
+    }
+
+    /// A request the cassette does not hold: answered at once, never a hang, saying so in a header, in
+    /// the body and on the timeline.
+    private func answerNotRecorded(
+        _ request: HTTPRequestHead, nearest: String?, outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
+        exchange: inout Exchange
+    ) async throws -> ConnectionEnding {
+        timeline.publish(
+            .mediaNotRecorded, source: "media",
+            ["method": request.method.rawValue, "path": request.uri, "nearest": nearest ?? ""])
+        var headers = HTTPHeaders()
+        headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
+        headers.add(name: "Date", value: dateHeader.format(Date()))
+        headers.add(name: MediaReplay.notRecordedHeader, value: "\(request.method.rawValue) \(request.uri)")
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
+        let body =
+            "not recorded: \(request.method.rawValue) \(request.uri) is not in the cassette"
+            + (nearest.map { "; the nearest recorded request is \($0)" } ?? "") + "\n"
+        let bodyBytes = request.method == .HEAD ? 0 : body.utf8.count
+        headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        let status = HTTPResponseStatus(statusCode: MediaReplay.notRecordedStatus)
+        var parts: [HTTPServerResponsePart] = [
+            .head(HTTPResponseHead(version: request.version, status: status, headers: headers))
+        ]
+        if bodyBytes > 0 { parts.append(.body(.byteBuffer(ByteBuffer(string: body)))) }
+        parts.append(.end(nil))
+        exchange.status = Int(status.code)
+        exchange.bodyBytes = bodyBytes
+        exchange.recording?.record(parts)
+        try await outbound.write(contentsOf: parts)
+        return .keepAlive
+    }
+}
+
+/// The headers a replayed response goes out with.
+enum ReplayedHeaders {
+    /// The recorded headers, with a fresh `Date` and the connection as this request asks. A HAR from
+    /// another tool holds the decoded body (no chunks, no content coding), so its framing headers are
+    /// replaced by the length of what will be sent.
+    static func make(for entry: HAR.Entry, bodySize: Int, keepAlive: Bool, date: String) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        let ours = entry.writes != nil
+        let framing: Set<String> = ["transfer-encoding", "content-encoding", "content-length"]
+        for header in entry.response.headers {
+            let name = header.name.lowercased()
+            // HTTP/2 pseudo-headers and connection-specific fields have no place in HTTP/1.1.
+            if name.hasPrefix(":") || ["connection", "keep-alive", "date"].contains(name) { continue }
+            if !ours, framing.contains(name) { continue }
+            headers.add(name: header.name, value: header.value)
+        }
+        headers.add(name: "Date", value: date)
+        if !ours, entry.response.status != 304, entry.response.status >= 200 {
+            headers.add(name: "Content-Length", value: "\(bodySize)")
+        }
+        let recordedClose = entry.responseHeader("connection")?.lowercased() == "close"
+        headers.add(name: "Connection", value: keepAlive && !recordedClose ? "keep-alive" : "close")
+        return headers
+    }
+}
+
+/// A body held in memory (a HAR's inline text), read as a file is.
+final class DataBodySource: BodySource {
+    private let buffer: ByteBuffer
+
+    init(_ data: Data) { buffer = ByteBuffer(bytes: data) }
+
+    func read(from offset: Int, count: Int, end: Int) async throws -> ByteBuffer {
+        guard offset < buffer.readableBytes else { return ByteBuffer() }
+        return buffer.getSlice(at: offset, length: min(count, buffer.readableBytes - offset)) ?? ByteBuffer()
+    }
+}
