@@ -139,6 +139,7 @@ let package = Package(
                 "DeviceProtocol",
                 "PushChannel",
                 "HTTPServiceSupport",
+                "Recording",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -152,6 +153,7 @@ let package = Package(
             dependencies: [
                 "HarnessCore",
                 "HarnessTimeline",
+                "Recording",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

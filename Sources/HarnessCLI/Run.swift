@@ -35,6 +35,12 @@ struct Run: AsyncParsableCommand {
     var skipBuild = false
 
     @Option(
+        help: ArgumentHelp(
+            "Record the run's traffic and timeline into a cassette folder (one per scenario inside it for several).",
+            valueName: "dir"))
+    var record: String?
+
+    @Option(
         name: .customLong("app"),
         help:
             "Run another app entry in place of one the scenarios name, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable."
@@ -48,7 +54,7 @@ struct Run: AsyncParsableCommand {
             for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
         }
         var selected = try select(from: configuration)
-        selected = try replaceApps(in: selected, configuration: configuration)
+        selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.config)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         if selected.count == 1, !all, shard == nil {
@@ -60,6 +66,8 @@ struct Run: AsyncParsableCommand {
         var batch = BatchRunner(
             configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
         batch.logger = options.logger
+        batch.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        batch.harnessYmlSHA256 = harnessYmlDigest(options.config)
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
         let batchRunner = batch
@@ -101,22 +109,6 @@ struct Run: AsyncParsableCommand {
         return selected
     }
 
-    private func replaceApps(in scenarios: [Scenario], configuration: HarnessConfiguration) throws -> [Scenario] {
-        var scenarios = scenarios
-        for replacement in appReplacements {
-            let names = replacement.split(separator: "=", maxSplits: 1).map(String.init)
-            guard names.count == 2 else { fail("--app takes NAME=OTHER, not '\(replacement)'", code: 2) }
-            for name in names where configuration.apps[name] == nil {
-                let known = configuration.apps.keys.sorted().joined(separator: ", ")
-                fail("--app \(replacement): no app named '\(name)' in \(options.config); apps: \(known)", code: 2)
-            }
-            for index in scenarios.indices {
-                scenarios[index].steps = scenarios[index].steps.map { $0.replacingApp(names[0], with: names[1]) }
-            }
-        }
-        return scenarios
-    }
-
     /// One scenario, its timeline live.
     private func runOne(_ scenario: Scenario, configuration: HarnessConfiguration, base: URL) async throws -> Never {
         let reports =
@@ -124,6 +116,8 @@ struct Run: AsyncParsableCommand {
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
+        runner.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        runner.harnessYmlSHA256 = harnessYmlDigest(options.config)
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
         let scenarioRunner = runner
         let result = await runInterruptibly { await scenarioRunner.run(scenario) { line in say(line) } }

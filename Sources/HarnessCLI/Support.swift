@@ -84,3 +84,27 @@ func runInterruptibly<Value: Sendable>(_ work: @escaping @Sendable () async -> V
     signals.cancel()
     return value
 }
+
+/// The scenarios with each `--app NAME=OTHER` applied to their steps; exits 2 naming a bad one.
+func replacingApps(
+    _ replacements: [String], in scenarios: [Scenario], configuration: HarnessConfiguration, path: String
+) -> [Scenario] {
+    var scenarios = scenarios
+    for replacement in replacements {
+        let names = replacement.split(separator: "=", maxSplits: 1).map(String.init)
+        guard names.count == 2 else { fail("--app takes NAME=OTHER, not '\(replacement)'", code: 2) }
+        for name in names where configuration.apps[name] == nil {
+            let known = configuration.apps.keys.sorted().joined(separator: ", ")
+            fail("--app \(replacement): no app named '\(name)' in \(path); apps: \(known)", code: 2)
+        }
+        for index in scenarios.indices {
+            scenarios[index].steps = scenarios[index].steps.map { $0.replacingApp(names[0], with: names[1]) }
+        }
+    }
+    return scenarios
+}
+
+/// The SHA-256 of the configuration file, for a cassette's `meta.json`.
+func harnessYmlDigest(_ path: String) -> String? {
+    ScenarioRunner.sha256(ofFile: URL(fileURLWithPath: path))
+}

@@ -12,6 +12,10 @@ public struct BatchRunner: Sendable {
     public var reportDirectory: URL
     public var parallel: Int
     public var logger = Logger(label: "harness")
+    /// Record each scenario into a cassette of its own in this folder (`<folder>/<scenario>`).
+    public var recordInto: URL?
+    /// The SHA-256 of the harness.yml read, for the cassettes' `meta.json`.
+    public var harnessYmlSHA256: String?
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL, parallel: Int) {
         self.configuration = configuration
@@ -87,6 +91,8 @@ public struct BatchRunner: Sendable {
         var runner = ScenarioRunner(
             configuration: configuration, baseDirectory: baseDirectory, reportDirectory: directory)
         runner.logger = logger
+        runner.recordInto = recordInto?.appendingPathComponent(scenario.name)
+        runner.harnessYmlSHA256 = harnessYmlSHA256
         guard parallel > 1 else {
             output("\nharness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
             let result = await runner.run(scenario, output: output)

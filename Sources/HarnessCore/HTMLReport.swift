@@ -13,6 +13,7 @@ enum HTMLReport {
         let marks = Marks(result.verdict)
         var body = header(result)
         body += chainSection(result.verdict)
+        body += replaySection(result)
         body += "<h2>Sequence</h2>\n" + SequenceDiagram(events: events, marks: marks, verdict: result.verdict).svg()
         let plot = TransferPlot(events: events)
         if !plot.series.isEmpty { body += "<h2>Bytes received</h2>\n" + plot.svg() }
@@ -158,6 +159,41 @@ enum HTMLReport {
             """
     }
 
+    /// For a replay: whether it matched the recording, and where it left it, the recording's events
+    /// beside this run's.
+    static func replaySection(_ result: RunResult) -> String {
+        guard let verdicts = result.replayedVerdict else { return "" }
+        guard let divergence = result.divergence else {
+            return "<h2>Replay</h2>\n<p class=\"replay equivalent\">Equivalent to the recording: the scenario ended "
+                + "\(escape(verdicts.now)), as recorded.</p>\n"
+        }
+        func cells(_ events: [TimelineEvent], marked: TimelineEvent?) -> [String] {
+            events.map { event in
+                let attributes = event.attributes.map { "\(escape($0.key))=\(escape($0.value))" }.joined(separator: " ")
+                let mark = event == marked ? " class=\"diverged\"" : ""
+                return "<td\(mark)><b>\(escape(event.kind.rawValue))</b> \(attributes)</td>"
+            }
+        }
+        let left = cells(divergence.expectedAround, marked: divergence.expected)
+        let right = cells(divergence.actualAround, marked: divergence.actual)
+        let rows = (0..<max(left.count, right.count)).map { (row: Int) -> String in
+            let mine: String = row < left.count ? left[row] : "<td></td>"
+            let theirs: String = row < right.count ? right[row] : "<td></td>"
+            return "<tr>\(mine)\(theirs)</tr>"
+        }.joined(separator: "\n")
+        return """
+            <h2>Replay</h2>
+            <p class="replay diverged">\(escape(divergence.summary))</p>
+            <table class="replay side-by-side">
+            <thead><tr><th>recorded (ended \(escape(verdicts.recorded)))</th><th>this run (ended \(escape(verdicts.now)))</th></tr></thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
+
+            """
+    }
+
     /// Text for HTML content and quoted attributes. By Unicode scalar, not by character: a quote
     /// followed by a combining mark is one character, and must still be escaped.
     static func escape(_ text: String) -> String {
@@ -200,6 +236,8 @@ enum HTMLReport {
         table.chain tr.seen td:nth-child(2) { color: #2e8540; } table.chain tr.missing td { color: #c62828; font-weight: 600; }
         table.events { font: 12px/1.3 ui-monospace, Menlo, monospace; } table.events tr:nth-child(even) { background: #f6f6f8; }
         table.events tr.link { font-weight: 700; } table.events tr.violation { background: #ffe0e0; }
+        table.replay { font: 12px/1.3 ui-monospace, Menlo, monospace; width: 100%; } table.replay td { width: 50%; vertical-align: top; }
+        table.replay td.diverged { background: #ffe0e0; }
         table.events td.attributes { word-break: break-all; }
         svg { display: block; max-width: 100%; height: auto; font: 11px ui-monospace, Menlo, monospace; }
         svg .lane { stroke: #b0b0b8; stroke-dasharray: 4 4; } svg .lane-name { font: 600 13px sans-serif; text-anchor: middle; }

@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// How a scenario run ended.
 public enum RunOutcome: Sendable, Equatable {
@@ -41,6 +42,11 @@ public struct RunResult: Sendable {
     public var duration: Duration
     /// Why it failed, in words: the broken link, what came instead, the last events.
     public var explanation: String = ""
+    /// For a replay: where the run left the recorded timeline; nil when the two are equivalent.
+    public var divergence: TimelineComparison.Divergence?
+    /// For a replay: the outcome the scenario itself had this time (`PASS`, `FAIL`), beside the recorded
+    /// one, since a replay's own outcome is whether it matched the recording.
+    public var replayedVerdict: (recorded: String, now: String)?
 
     public var seconds: Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

@@ -5,7 +5,9 @@ import Foundation
 import HTTPServiceSupport
 import HarnessTimeline
 import Logging
+import MediaServer
 import NIOCore
+import Recording
 
 /// Runs one scenario end to end: builds the apps, starts the services, drives the steps, waits for the
 /// chain, writes the reports and stops everything, whatever happened (Ctrl-C included).
@@ -15,6 +17,14 @@ public struct ScenarioRunner: Sendable {
     public var baseDirectory: URL
     public var reportDirectory: URL
     public var logger = Logger(label: "harness")
+    /// Record the run into this cassette folder (`--record`).
+    public var recordInto: URL?
+    /// Replay this cassette: the media server answers from it, and the run's timeline is compared with
+    /// the recorded one, which decides the outcome.
+    public var replaying: Cassette?
+    public var comparison = TimelineComparison.Options()
+    /// The SHA-256 of the harness.yml read, kept in a recorded cassette's `meta.json`.
+    public var harnessYmlSHA256: String?
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL) {
         self.configuration = configuration
@@ -43,6 +53,10 @@ public struct ScenarioRunner: Sendable {
         var explanation = ""
         var verdict: ChainVerdict?
         var stack: ServiceStack?
+        var services = scenario.overlay(on: configuration.services)
+        var redactor = Self.redactor(for: services)
+        var recorder: CassetteRecorder?
+        var seeds: [String: UInt64] = [:]
         do {
             try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
             try await buildApps(for: scenario, output: output)
@@ -50,10 +64,18 @@ public struct ScenarioRunner: Sendable {
             // or credentials left by an earlier run would change this one.
             let state = reportDirectory.appendingPathComponent("state")
             if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
+            if let recordInto {
+                recorder = try CassetteRecorder(directory: recordInto, redactor: redactor)
+                services.media.recorder = recorder
+            }
+            if let replaying { services.media.replay = MediaReplay(cassette: replaying) }
             let services = try await ServiceStack.start(
-                services: scenario.overlay(on: configuration.services), stateDirectory: state, timeline: timeline,
-                logger: logger)
+                services: services, stateDirectory: state, timeline: timeline, logger: logger)
             stack = services
+            redactor = Self.redactor(redactor, addingFilesIn: services.apns.configuration.credentialsDirectory)
+            for rule in services.media.faultRules {
+                if let seed = rule.seed { seeds["media.faults[\(rule.id)]"] = seed }
+            }
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
             (outcome, verdict, explanation) = try await services.whileRunning {
@@ -64,6 +86,8 @@ public struct ScenarioRunner: Sendable {
         } catch let error as PortInUse {
             outcome = .setupError(error.inHarnessYAML)
         } catch let error as ConfigurationError {
+            outcome = .setupError(error.description)
+        } catch let error as CassetteError {
             outcome = .setupError(error.description)
         } catch let error as StepFailure {
             outcome = Task.isCancelled ? .interrupted : .failed(error.message)
@@ -79,9 +103,21 @@ public struct ScenarioRunner: Sendable {
         timeline.finish()
         await printer.value
         if explanation.isEmpty, case .failed(let message) = outcome { explanation = message }
-        let result = RunResult(
+        var result = RunResult(
             scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
             duration: started.duration(to: .now), explanation: explanation)
+        if let recorder {
+            do {
+                try closeCassette(
+                    recorder, scenario: scenario, outcome: outcome, events: timeline.events, seeds: seeds,
+                    redactor: redactor)
+                output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
+            } catch {
+                output("could not finish the cassette: \(error)")
+                result.outcome = .setupError("\(error)")
+            }
+        }
+        if let replaying { judgeReplay(of: replaying, into: &result, events: timeline.events, output: output) }
         if let verdict { output(VerdictFormatter.chain(verdict)) }
         if !explanation.isEmpty, outcome != .passed { output(explanation) }
         do {

@@ -43,7 +43,8 @@ public struct MediaFault: Codable, Sendable, Equatable {
     public var path: String?
     /// Only the first this many matching requests; every one when nil.
     public var count: Int?
-    /// Each matching request with this probability, from a generator seeded with `seed`.
+    /// Each matching request with this probability, from a generator seeded with `seed` (drawn at
+    /// random when there is none, and reported in ``MediaFaultStatus/seed``).
     public var probability: Double?
     public var seed: UInt64?
     /// For `fin`, `reset` and `stall`: where the body stops, in bytes of this response's body or as a
@@ -89,4 +90,6 @@ public struct MediaFaultStatus: Codable, Sendable, Equatable {
     public var matched: Int
     /// Requests it was applied to.
     public var fired: Int
+    /// The seed of a rule with a probability: its own, or the one drawn for it.
+    public var seed: UInt64?
 }

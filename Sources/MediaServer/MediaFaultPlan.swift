@@ -34,11 +34,15 @@ struct MediaFaultPlan {
         var matched = 0
         var fired = 0
         var random: SplitMix64
+        /// The rule's own seed, or one drawn at random when it has none: reported, so that a run can
+        /// be told apart and recorded.
+        let seed: UInt64
 
         init(id: Int, fault: MediaFault) {
             self.id = id
             self.fault = fault
-            self.random = SplitMix64(seed: fault.seed ?? 0)
+            self.seed = fault.seed ?? UInt64.random(in: 0...UInt64(Int64.max))
+            self.random = SplitMix64(seed: seed)
         }
     }
 
@@ -79,7 +83,11 @@ struct MediaFaultPlan {
     mutating func removeAll() { rules.removeAll() }
 
     var status: [MediaFaultStatus] {
-        rules.map { MediaFaultStatus(id: $0.id, rule: $0.fault, matched: $0.matched, fired: $0.fired) }
+        rules.map {
+            MediaFaultStatus(
+                id: $0.id, rule: $0.fault, matched: $0.matched, fired: $0.fired,
+                seed: $0.fault.probability == nil ? nil : $0.seed)
+        }
     }
 
     /// The faults for the next request to `path`, each counted as fired; ``AppliedFaults/none`` when

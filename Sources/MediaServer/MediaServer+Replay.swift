@@ -71,6 +71,11 @@ extension MediaServer {
         if let fault = entry.fault {
             try await batch.flush()
             let ending: ConnectionEnding = fault.how == "RST" ? .reset : fault.how == "stall" ? .stall : .close
+            // A cut no fault rule made (the client went away) ends the same way, with no fault event.
+            if fault.kind == HAR.Fault.connectionClosed {
+                exchange.recording?.fault(kind: fault.kind, how: fault.how, of: fault.of)
+                return ending
+            }
             publishFaultFired(
                 fault.kind, path: path, atByte: exchange.bodyBytes, of: fault.of ?? entry.response.content.size,
                 ending: ending, recording: exchange.recording)

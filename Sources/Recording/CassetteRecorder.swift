@@ -205,6 +205,14 @@ public final class ExchangeRecording {
         guard !finished else { return }
         finished = true
         let headAt = headAt ?? .now
+        if entry.fault == nil, let declared = entry.responseHeader("content-length").flatMap(Int.init),
+            entry.response.status != 304, entry.request.method != "HEAD", body.size < declared
+        {
+            // Cut short with no fault rule: the client went away, or the run ended mid-body.
+            entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: body.size, how: "FIN", of: declared)
+        } else if entry.fault == nil, entry.response.status == 0 {
+            entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: 0, how: "FIN")
+        }
         let mimeType = entry.responseHeader("content-type") ?? ""
         // The content is what was returned: a cut body's size is the bytes before the cut.
         entry.response.content = body.finish(mimeType: mimeType)

@@ -172,6 +172,10 @@ public struct HAR: Codable, Sendable, Equatable {
 
     /// How a response ended early, on purpose: the fault that fired and the byte of the body it cut at.
     public struct Fault: Codable, Sendable, Equatable {
+        /// The `kind` of a body cut short with no fault rule: the client went away, or the recording
+        /// run ended mid-body.
+        public static let connectionClosed = "connectionClosed"
+
         /// The fault's name (`reset`, `fin`, `stall`, …), as in harness.yml.
         public var kind: String
         /// Body bytes sent before the cut.

@@ -6,11 +6,12 @@ import HarnessTimeline
 /// What must differ between two runs is normalised away: identifiers, tokens, ports, process ids,
 /// absolute paths and times. Events are paired kind by kind, in order (the third `media.request` with
 /// the third), so that two services racing each other cannot make equal runs look different; then each
-/// pair must agree on its attributes, on its time since the first step within ``Options/tolerance``,
-/// and on order wherever the recording had the two events further apart than the tolerance.
+/// pair must agree on its attributes, on its distance from the event before it within
+/// ``Options/tolerance``, and on order wherever the recording had the two events further apart than
+/// the tolerance.
 public enum TimelineComparison {
     public struct Options: Sendable, Equatable {
-        /// How far an event's time since the first step may move.
+        /// How far, in seconds, an event's distance from the event before it may move.
         public var tolerance: Double = 2
         /// Kinds whose number depends on timing or on output, not on behaviour.
         public var ignoredKinds: Set<String> = [
@@ -19,9 +20,10 @@ public enum TimelineComparison {
         ]
         /// Attributes whose values differ from run to run by nature.
         public var ignoredAttributes: Set<String> = [
-            "pid", "url", "port", "apnsId", "apns-id", "id", "objectId", "installationId", "token", "deviceToken",
+            "pid", "url", "port", "step", "apnsId", "apns-id", "id", "objectId", "installationId", "token", "deviceToken",
             "elapsed", "seconds", "after", "took", "duration", "home", "container", "client", "location",
-            "temporaryFile", "createdAt", "updatedAt", "pushId", "statusId", "taskIdentifier",
+            "temporaryFile", "createdAt", "updatedAt", "pushId", "statusId", "pushStatusId", "installation",
+            "taskIdentifier",
         ]
 
         public init() {}
@@ -73,15 +75,6 @@ public enum TimelineComparison {
                                     "\(kind): expected \(describe(left.attributes[e], only: differences)), "
                                         + "got \(describe(right.attributes[a], only: differences))")
                             ))
-                    } else if abs(left.offset(e) - right.offset(a)) > options.tolerance {
-                        problems.append(
-                            (
-                                left.offset(e),
-                                divergence(
-                                    .timing, e, a, left, right,
-                                    "\(kind) came \(seconds(right.offset(a))) after the first step, recorded at "
-                                        + "\(seconds(left.offset(e))) (tolerance \(seconds(options.tolerance)))")
-                            ))
                     }
                 case (let e?, nil):
                     problems.append(
@@ -106,22 +99,33 @@ public enum TimelineComparison {
                 }
             }
         }
-        // Order, where the recording leaves no doubt about it.
+        // Order, where the recording leaves no doubt about it; then timing: each event's distance from
+        // the one before it (of those both runs have), so that one slow moment delays one gap and not
+        // everything after it.
         let ordered = pairs.sorted { left.events[$0.expected].sequence < left.events[$1.expected].sequence }
-        for (first, second) in zip(ordered, ordered.dropFirst())
-        where left.offset(second.expected) - left.offset(first.expected) > options.tolerance
-            && right.events[second.actual].sequence < right.events[first.actual].sequence
-        {
-            let later = left.events[second.expected].kind.rawValue
-            let earlier = left.events[first.expected].kind.rawValue
-            problems.append(
-                (
-                    left.offset(second.expected),
-                    divergence(
-                        .order, second.expected, second.actual, left, right,
-                        "\(later) came before \(earlier); the recording has it \(seconds(left.offset(second.expected) - left.offset(first.expected))) after"
-                    )
-                ))
+        for (first, second) in zip(ordered, ordered.dropFirst()) {
+            let recorded = left.offset(second.expected) - left.offset(first.expected)
+            let now = right.offset(second.actual) - right.offset(first.actual)
+            let kind = left.events[second.expected].kind.rawValue
+            let previous = left.events[first.expected].kind.rawValue
+            if recorded > options.tolerance, right.events[second.actual].sequence < right.events[first.actual].sequence {
+                problems.append(
+                    (
+                        left.offset(second.expected),
+                        divergence(
+                            .order, second.expected, second.actual, left, right,
+                            "\(kind) came before \(previous); the recording has it \(seconds(recorded)) after")
+                    ))
+            } else if abs(recorded - now) > options.tolerance {
+                problems.append(
+                    (
+                        left.offset(second.expected),
+                        divergence(
+                            .timing, second.expected, second.actual, left, right,
+                            "\(kind) came \(seconds(now)) after \(previous); the recording has \(seconds(recorded)) "
+                                + "(tolerance \(seconds(options.tolerance)))")
+                    ))
+            }
         }
         return problems.min { $0.at < $1.at }?.divergence
     }

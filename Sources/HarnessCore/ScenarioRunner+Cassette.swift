@@ -1,0 +1,118 @@
+import Foundation
+import HarnessTimeline
+import MediaServer
+import Recording
+
+/// What a run records (`--record DIR`) or replays (`harness replay`), around the run itself.
+extension ScenarioRunner {
+    /// Every secret of the run's configuration, for the cassette's redaction: Parse's keys and the
+    /// APNs signing key (the `.p8` file's text and its base64 body).
+    static func redactor(for services: ServicesConfiguration) -> Redactor {
+        var secrets: [Redactor.Secret] = [.init(name: "Parse master key", value: services.parse.masterKey)]
+        if let key = services.parse.clientKey { secrets.append(.init(name: "Parse client key", value: key)) }
+        if let key = services.parse.restAPIKey { secrets.append(.init(name: "Parse REST API key", value: key)) }
+        return Redactor(secrets: secrets)
+    }
+
+    /// The APNs signing key and certificates the run's FakeAPNs wrote, once it has: their contents
+    /// are secrets too.
+    static func redactor(_ redactor: Redactor, addingFilesIn credentials: URL) -> Redactor {
+        var secrets = redactor.secrets
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: credentials.path)) ?? []
+        for name in names where name.hasSuffix(".p8") || name.hasSuffix(".key") || name.hasSuffix(".pem") {
+            guard let text = try? String(contentsOf: credentials.appendingPathComponent(name), encoding: .utf8)
+            else { continue }
+            // The PEM body's lines, each long enough to be found alone.
+            for line in text.split(separator: "\n") where !line.hasPrefix("-----") {
+                secrets.append(.init(name: "APNs key material (\(name))", value: String(line)))
+            }
+        }
+        return Redactor(secrets: secrets)
+    }
+
+    /// The events as `timeline.jsonl` holds them.
+    static func timelineLines(_ events: [TimelineEvent]) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var lines = Data()
+        for event in events {
+            guard let line = try? encoder.encode(event) else { continue }
+            lines.append(line)
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return lines
+    }
+
+    /// Closes the cassette: the run's timeline (redacted) beside the traffic, and `meta.json` saying
+    /// what was recorded and whether the run got to its end.
+    func closeCassette(
+        _ recorder: CassetteRecorder, scenario: Scenario, outcome: RunOutcome, events: [TimelineEvent],
+        seeds: [String: UInt64], redactor: Redactor
+    ) throws {
+        var meta = CassetteMeta(
+            scenario: scenario.name, harnessYmlSha256: harnessYmlSHA256, seeds: seeds,
+            recordedAt: Date().formatted(.iso8601))
+        meta.complete = outcome != .interrupted
+        meta.outcome = outcome.label
+        let timeline = redactor.redact(String(decoding: Self.timelineLines(events), as: UTF8.self))
+        try recorder.close(meta, timeline: Data(timeline.utf8))
+    }
+
+}
+
+extension ScenarioRunner {
+    /// A replay's outcome is whether it matched the recording: passed when the timelines are
+    /// equivalent (whatever the scenario's own verdict was, as long as it is the recorded one), failed
+    /// with the first divergence otherwise.
+    func judgeReplay(
+        of cassette: Cassette, into result: inout RunResult, events: [TimelineEvent],
+        output: @Sendable (String) -> Void
+    ) {
+        switch result.outcome {
+        case .setupError, .interrupted, .skipped: return
+        case .passed, .failed: break
+        }
+        let recorded = cassette.meta?.outcome ?? "unknown"
+        let now = result.outcome.label
+        result.replayedVerdict = (recorded, now)
+        do {
+            let recordedEvents = try cassette.timeline()
+            if let divergence = TimelineComparison.compare(expected: recordedEvents, actual: events, options: comparison)
+            {
+                result.divergence = divergence
+                result.outcome = .failed("the replay left the recording: \(divergence.summary)")
+                result.explanation = DivergenceFormatter.text(
+                    divergence, recorded: ReplayAnchor(recordedEvents), run: ReplayAnchor(events))
+            } else if recorded != now {
+                result.outcome = .failed("the scenario ended \(now) this time; the recording ended \(recorded)")
+                result.explanation = result.outcome.failureMessage ?? ""
+            } else {
+                result.outcome = .passed
+                result.explanation = ""
+            }
+        } catch {
+            result.outcome = .setupError("\(error)")
+        }
+        switch result.outcome {
+        case .passed: output("replay: equivalent to the recording (the scenario ended \(now), as recorded)")
+        case .failed: output("replay: " + result.explanation)
+        default: output("replay: \(result.outcome.failureMessage ?? result.outcome.label)")
+        }
+    }
+}
+
+extension RunOutcome {
+    /// The message of a failure or an error.
+    var failureMessage: String? {
+        switch self {
+        case .failed(let message), .setupError(let message): message
+        default: nil
+        }
+    }
+}
+
+extension ScenarioRunner {
+    /// The hex SHA-256 of a file's bytes; nil when it cannot be read.
+    public static func sha256(ofFile url: URL) -> String? { sha256(of: url) }
+}
