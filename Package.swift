@@ -78,6 +78,7 @@ let package = Package(
                 "HTTPServiceSupport",
                 "Recording",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -153,6 +154,7 @@ let package = Package(
             dependencies: [
                 "HarnessCore",
                 "HarnessTimeline",
+                "MediaServer",
                 "Recording",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -211,7 +213,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["TestSupport", "HarnessTimeline"]
+            dependencies: ["TestSupport", "HarnessTimeline", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

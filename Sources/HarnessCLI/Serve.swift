@@ -3,6 +3,8 @@ import Foundation
 import HarnessCore
 import HarnessTimeline
 import Logging
+import MediaServer
+import Recording
 import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
@@ -23,9 +25,34 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Bind every service to a free port instead of the configured ones.")
     var ephemeralPorts = false
 
+    @Option(
+        help: ArgumentHelp(
+            "A cassette for the media server: a folder 'harness run --record' or '--record-mode all' wrote, or a HAR file.",
+            valueName: "path"))
+    var cassette: String?
+
+    @Option(help: "What to do with --cassette, as vcrpy: once, new_episodes, none, all.")
+    var recordMode: String = RecordMode.once.rawValue
+
+    @Option(
+        help: ArgumentHelp(
+            "Record the media traffic into a new cassette (--cassette DIR --record-mode all).", valueName: "dir"))
+    var record: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Serve the media from a cassette only (--cassette PATH --record-mode none).", valueName: "path"))
+    var replay: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Put the media server in front of this server, forwarding what it does not replay.", valueName: "url"))
+    var mediaUpstream: String?
+
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
+        let recorder = try setUpCassette(&configuration.services)
         // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
         // long as the services run.
         let timeline = Timeline(retention: 10_000)
@@ -44,12 +71,86 @@ struct Serve: AsyncParsableCommand {
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
         // The stack's ServiceGroup owns SIGINT and SIGTERM and stops every service, the device first.
+        var failure: (any Error)?
         do {
             try await stack.waitUntilStopped()
         } catch {
-            fail("a service failed: \(ServiceStack.describe(error))", code: 1)
+            failure = error
         }
+        if let recorder {
+            do {
+                try stack.closeCassette(recorder, services: configuration.services, events: timeline.events)
+                say("cassette: \(recorder.directory.path)")
+            } catch {
+                printError("could not finish the cassette: \(error)")
+            }
+        }
+        if let failure { fail("a service failed: \(ServiceStack.describe(failure))", code: 1) }
         say("services stopped")
+    }
+
+    /// The media server's cassette, upstream and recording, as the options ask; the recorder to close
+    /// at the end, if any. Exits 2 when the options cannot work together or the cassette is unusable.
+    private func setUpCassette(_ services: inout ServicesConfiguration) throws -> CassetteRecorder? {
+        let chosen = [cassette, record, replay].compactMap { $0 }
+        guard chosen.count <= 1 else { fail("use one of --cassette, --record and --replay", code: 2) }
+        if let mediaUpstream {
+            guard let url = URL(string: mediaUpstream), ["http", "https"].contains(url.scheme ?? ""), url.host != nil
+            else { fail("--media-upstream takes an http:// or https:// URL, not '\(mediaUpstream)'", code: 2) }
+            services.media.upstream = MediaUpstream(url: mediaUpstream)
+        }
+        guard let path = chosen.first else { return nil }
+        let mode: RecordMode
+        if record != nil {
+            mode = .all
+        } else if replay != nil {
+            mode = .none
+        } else {
+            guard let parsed = RecordMode(rawValue: recordMode) else {
+                let modes = RecordMode.allCases.map(\.rawValue).joined(separator: ", ")
+                fail("--record-mode takes one of \(modes), not '\(recordMode)'", code: 2)
+            }
+            mode = parsed
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        var isFolder: ObjCBool = false
+        let present = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+        let exists =
+            present
+            && (!isFolder.boolValue
+                || FileManager.default.fileExists(atPath: url.appendingPathComponent("meta.json").path))
+        let plan: CassettePlan
+        switch CassettePlan.decide(mode: mode, cassetteExists: exists, hasUpstream: mediaUpstream != nil) {
+        case .success(let decided): plan = decided
+        case .failure(let refusal): fail("--record-mode \(mode.rawValue) with \(path): \(refusal)", code: 2)
+        }
+        do {
+            var kept: Cassette?
+            if plan.replays {
+                let opened = try Cassette.open(url)
+                services.media.replay = MediaReplay(cassette: opened)
+                kept = opened
+            }
+            if !plan.passesThrough { services.media.upstream = nil }
+            switch plan.recording {
+            case .none:
+                return nil
+            case .fresh:
+                let recorder = try CassetteRecorder(directory: url, redactor: ServiceStack.redactor(for: services))
+                services.media.recorder = recorder
+                return recorder
+            case .adding:
+                guard isFolder.boolValue else {
+                    fail("--record-mode new_episodes adds to a cassette folder, not a HAR file (\(path))", code: 2)
+                }
+                let recorder = try CassetteRecorder(
+                    directory: url, redactor: ServiceStack.redactor(for: services), keeping: kept)
+                services.media.recorder = recorder
+                return recorder
+            }
+        } catch let error as CassetteError {
+            fail(error.description, code: 2)
+        }
     }
 }
 

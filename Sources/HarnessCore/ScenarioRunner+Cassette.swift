@@ -78,7 +78,8 @@ extension ScenarioRunner {
         result.replayedVerdict = (recorded, now)
         do {
             let recordedEvents = try cassette.timeline()
-            if let divergence = TimelineComparison.compare(expected: recordedEvents, actual: events, options: comparison)
+            if let divergence = TimelineComparison.compare(
+                expected: recordedEvents, actual: events, options: comparison)
             {
                 result.divergence = divergence
                 result.outcome = .failed("the replay left the recording: \(divergence.summary)")
@@ -115,4 +116,25 @@ extension RunOutcome {
 extension ScenarioRunner {
     /// The hex SHA-256 of a file's bytes; nil when it cannot be read.
     public static func sha256(ofFile url: URL) -> String? { sha256(of: url) }
+}
+
+extension ServiceStack {
+    /// The redaction for a cassette of `services`: Parse's keys (the APNs key is added once written).
+    public static func redactor(for services: ServicesConfiguration) -> Redactor {
+        ScenarioRunner.redactor(for: services)
+    }
+
+    /// Closes a `harness serve` recording of these services: the served timeline (its recent events) and `meta.json`.
+    public func closeCassette(
+        _ recorder: CassetteRecorder, services: ServicesConfiguration, events: [TimelineEvent]
+    ) throws {
+        let redactor = ScenarioRunner.redactor(
+            ScenarioRunner.redactor(for: services), addingFilesIn: apns.configuration.credentialsDirectory)
+        var meta = CassetteMeta(
+            scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: Date().formatted(.iso8601))
+        meta.complete = true
+        meta.outcome = "served"
+        let timeline = redactor.redact(String(decoding: ScenarioRunner.timelineLines(events), as: UTF8.self))
+        try recorder.close(meta, timeline: Data(timeline.utf8))
+    }
 }

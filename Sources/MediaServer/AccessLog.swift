@@ -15,6 +15,8 @@ struct Exchange {
     var bodyBytes = 0
     /// The exchange's record in a cassette, when the server records.
     var recording: ExchangeRecording?
+    /// The connection's id in the cassette, when the server records.
+    var connection: String?
 }
 
 /// The Apache "combined" access log the tutorial's virtual host writes:

@@ -16,3 +16,19 @@ public struct MediaReplay: Sendable {
     /// The status of that answer: the recording is the upstream, and it had nothing to give.
     public static let notRecordedStatus = 502
 }
+
+/// The server a recording reverse proxy forwards to.
+public struct MediaUpstream: Sendable {
+    /// `http://host:port` with an optional path prefix; a request's target is appended to it.
+    public var url: String
+    /// How long a forwarded request may take, first byte to last.
+    public var timeout: Duration
+
+    public init(url: String, timeout: Duration = .seconds(60)) {
+        self.url = url.hasSuffix("/") ? String(url.dropLast()) : url
+        self.timeout = timeout
+    }
+
+    /// The header that says the upstream could not be reached, on the 502 given instead.
+    public static let errorHeader = "X-PushHarness-Upstream-Error"
+}

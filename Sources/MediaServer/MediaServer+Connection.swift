@@ -25,7 +25,9 @@ extension MediaServer {
                     guard let request = head else { continue }
                     head = nil
                     var exchange = Exchange(request: request, client: client)
-                    exchange.recording = record(request, connection: connectionID)
+                    exchange.connection = connectionID
+                    // Serving from a cassette, only what is forwarded upstream is new to record.
+                    if playback == nil { exchange.recording = record(request, connection: connectionID) }
                     defer {
                         accessLog?.record(exchange)
                         exchange.recording?.finish()
@@ -34,6 +36,8 @@ extension MediaServer {
                         if let replay = playback {
                             try await answerFromCassette(
                                 request, replay: replay, outbound: outbound, pacing: pacing, exchange: &exchange)
+                        } else if let upstream = configuration.upstream {
+                            try await forward(request, to: upstream, outbound: outbound, exchange: &exchange)
                         } else {
                             try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
                         }
@@ -207,7 +211,7 @@ extension MediaServer {
     }
 
     /// Starts the record of an exchange, when the server records.
-    private func record(_ request: HTTPRequestHead, connection: String?) -> ExchangeRecording? {
+    func record(_ request: HTTPRequestHead, connection: String?) -> ExchangeRecording? {
         configuration.recorder?.exchange(
             service: "media", link: "device→media", connection: connection, method: request.method.rawValue,
             url: "\(url)\(request.uri)", httpVersion: "HTTP/\(request.version.major).\(request.version.minor)",

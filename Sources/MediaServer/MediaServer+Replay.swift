@@ -31,6 +31,10 @@ extension MediaServer {
         }
         guard case .entry(let index) = answer else {
             guard case .notRecorded(let nearest) = answer else { return .closeAfterResponse }
+            if let upstream = configuration.upstream {
+                exchange.recording = record(request, connection: exchange.connection)
+                return try await forward(request, to: upstream, outbound: outbound, exchange: &exchange)
+            }
             return try await answerNotRecorded(request, nearest: nearest, outbound: outbound, exchange: &exchange)
         }
         let cassette = served.replay.cassette
@@ -171,18 +175,25 @@ enum ReplayedHeaders {
     static func make(for entry: HAR.Entry, bodySize: Int, keepAlive: Bool, date: String) -> HTTPHeaders {
         var headers = HTTPHeaders()
         let ours = entry.writes != nil
-        let framing: Set<String> = ["transfer-encoding", "content-encoding", "content-length"]
+        // Another tool's framing headers describe the encoded body it received: the decoded one goes out
+        // with its own length, where the recorded Content-Length stood.
+        let framing: Set<String> = ["transfer-encoding", "content-encoding"]
+        let framed = !ours && entry.response.status != 304 && entry.response.status >= 200
+        var lengthSet = false
         for header in entry.response.headers {
             let name = header.name.lowercased()
             // HTTP/2 pseudo-headers and connection-specific fields have no place in HTTP/1.1.
             if name.hasPrefix(":") || ["connection", "keep-alive", "date"].contains(name) { continue }
             if !ours, framing.contains(name) { continue }
+            if framed, name == "content-length" {
+                if !lengthSet { headers.add(name: header.name, value: "\(bodySize)") }
+                lengthSet = true
+                continue
+            }
             headers.add(name: header.name, value: header.value)
         }
         headers.add(name: "Date", value: date)
-        if !ours, entry.response.status != 304, entry.response.status >= 200 {
-            headers.add(name: "Content-Length", value: "\(bodySize)")
-        }
+        if framed, !lengthSet { headers.add(name: "Content-Length", value: "\(bodySize)") }
         let recordedClose = entry.responseHeader("connection")?.lowercased() == "close"
         headers.add(name: "Connection", value: keepAlive && !recordedClose ? "keep-alive" : "close")
         return headers

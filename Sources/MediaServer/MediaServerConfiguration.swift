@@ -34,6 +34,9 @@ public struct MediaServerConfiguration: Sendable {
     /// Answers from a cassette instead of the folder: recorded statuses, headers and bytes, paced and
     /// cut as recorded. Fault rules and throttles do not apply then: the recording has them.
     public var replay: MediaReplay?
+    /// A server the media server stands in front of: requests it has no recorded answer for (all of
+    /// them when not replaying) are forwarded there, and recorded when a ``recorder`` is set.
+    public var upstream: MediaUpstream?
 
     public init(root: URL) { self.root = root }
 }

@@ -21,10 +21,16 @@ public final class CassetteRecorder: Sendable {
 
     /// Prepares `directory` for a new recording. A folder holding an earlier cassette is emptied of it;
     /// a folder holding anything else is refused, so that recording never deletes a user's files.
-    public init(directory: URL, redactor: Redactor) throws {
+    ///
+    /// - Parameter keeping: the cassette already in `directory`, whose entries and bodies the new
+    ///   recording keeps and adds to (vcrpy's `new_episodes`).
+    public init(directory: URL, redactor: Redactor, keeping kept: Cassette? = nil) throws {
         let manager = FileManager.default
         let path = directory.path
-        if let names = try? manager.contentsOfDirectory(atPath: path), !names.isEmpty {
+        if kept != nil {
+            // Added to: only an unfinished journal from an earlier attempt goes.
+            try? manager.removeItem(at: directory.appendingPathComponent(Self.journalName))
+        } else if let names = try? manager.contentsOfDirectory(atPath: path), !names.isEmpty {
             let ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", Self.journalName])
             guard Set(names).isSubset(of: ours) else {
                 throw CassetteError(
@@ -44,7 +50,22 @@ public final class CassetteRecorder: Sendable {
             guard manager.createFile(atPath: journal.path, contents: nil) else {
                 throw CocoaError(.fileWriteNoPermission)
             }
-            self.state = LockedState(State(journal: try FileHandle(forWritingTo: journal)))
+            let handle = try FileHandle(forWritingTo: journal)
+            var state = State(journal: handle)
+            if let kept {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                for entry in kept.har.log.entries {
+                    handle.write(try encoder.encode(entry) + Data("\n".utf8))
+                    state.entries += 1
+                    state.nextConnection = max(state.nextConnection, (entry.connection.flatMap(Int.init) ?? 0) + 1)
+                }
+                // New entries sort after the kept ones.
+                offsetBase = kept.har.log.entries.map { ($0.offset ?? 0) + $0.time }.max().map { $0 + 1 } ?? 0
+            } else {
+                offsetBase = 0
+            }
+            self.state = LockedState(state)
         } catch let error as CassetteError {
             throw error
         } catch {
@@ -52,8 +73,11 @@ public final class CassetteRecorder: Sendable {
         }
     }
 
+    /// Where this recording's offsets start: after the kept entries' when adding to a cassette.
+    private let offsetBase: Double
+
     /// Milliseconds since the recording began.
-    var milliseconds: Double { Self.milliseconds(start.duration(to: .now)) }
+    var milliseconds: Double { offsetBase + Self.milliseconds(start.duration(to: .now)) }
 
     static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15

@@ -20,7 +20,8 @@ public enum TimelineComparison {
         ]
         /// Attributes whose values differ from run to run by nature.
         public var ignoredAttributes: Set<String> = [
-            "pid", "url", "port", "step", "apnsId", "apns-id", "id", "objectId", "installationId", "token", "deviceToken",
+            "pid", "url", "port", "step", "apnsId", "apns-id", "id", "objectId", "installationId", "token",
+            "deviceToken",
             "elapsed", "seconds", "after", "took", "duration", "home", "container", "client", "location",
             "temporaryFile", "createdAt", "updatedAt", "pushId", "statusId", "pushStatusId", "installation",
             "taskIdentifier",
@@ -108,7 +109,8 @@ public enum TimelineComparison {
             let now = right.offset(second.actual) - right.offset(first.actual)
             let kind = left.events[second.expected].kind.rawValue
             let previous = left.events[first.expected].kind.rawValue
-            if recorded > options.tolerance, right.events[second.actual].sequence < right.events[first.actual].sequence {
+            if recorded > options.tolerance, right.events[second.actual].sequence < right.events[first.actual].sequence
+            {
                 problems.append(
                     (
                         left.offset(second.expected),

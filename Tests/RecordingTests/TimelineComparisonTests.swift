@@ -77,7 +77,9 @@ struct TimelineComparisonTests {
         let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
         #expect(divergence.kind == .timing)
         #expect(
-            divergence.summary == "transfer.completed came 4.00 s after media.fault.fired; the recording has 1.00 s (tolerance 2.00 s)")
+            divergence.summary
+                == "transfer.completed came 4.00 s after media.fault.fired; the recording has 1.00 s (tolerance 2.00 s)"
+        )
         var wide = TimelineComparison.Options()
         wide.tolerance = 5
         #expect(TimelineComparison.compare(expected: Self.recorded, actual: run, options: wide) == nil)

@@ -18,9 +18,15 @@ public final class RunningChild: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    public init(_ executable: String, _ arguments: [String], currentDirectory: URL? = nil) throws {
+    /// - Parameter environment: variables set for the child on top of this process's own.
+    public init(
+        _ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let continuation = exit.continuation
         process.terminationHandler = { process in

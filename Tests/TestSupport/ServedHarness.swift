@@ -7,7 +7,8 @@ public final class ServedHarness: Sendable {
     /// The endpoints file: `apns`, `media` and `parse`, each a map of its facts (URLs, keys, files).
     public let endpoints: [String: [String: String]]
 
-    public init(_ name: String = #function) async throws {
+    /// - Parameter arguments: more options for `harness serve`, such as `--cassette`.
+    public init(_ name: String = #function, arguments: [String] = []) async throws {
         let directory = try PackagePaths.temporaryDirectory(name)
         let file = directory.appendingPathComponent("endpoints.json")
         process = try RunningChild(
@@ -15,7 +16,7 @@ public final class ServedHarness: Sendable {
             [
                 "serve", "--ephemeral-ports", "--endpoints", file.path, "--state-dir",
                 directory.appendingPathComponent("state").path,
-            ],
+            ] + arguments,
             currentDirectory: PackagePaths.root)
         guard await process.waitForLine(containing: "services are up") != nil else {
             throw NotServing(output: process.output)

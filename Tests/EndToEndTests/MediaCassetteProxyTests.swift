@@ -1,0 +1,160 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The media server in front of a server nobody here wrote (nginx), recording what passes through and
+/// then serving it with nginx stopped; a HAR written by mitmproxy in front of nginx served back; and a
+/// cassette checked by haralyzer and a HAR 1.2 schema. curl is the client throughout.
+@Suite struct MediaCassetteProxyTests {
+    static let photo: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
+
+    /// A folder with the photo at `photos/a.jpg`.
+    func root() throws -> URL {
+        let root = try PackagePaths.temporaryDirectory("nginx-root")
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("photos"), withIntermediateDirectories: true)
+        try Data(Self.photo).write(to: root.appendingPathComponent("photos/a.jpg"))
+        chmod(root.appendingPathComponent("photos").path, 0o755)
+        chmod(root.appendingPathComponent("photos/a.jpg").path, 0o644)
+        return root
+    }
+
+    /// What curl saw: the status line, the headers that matter, and the body's bytes.
+    struct Seen: Equatable, CustomStringConvertible {
+        var head: [String]
+        var body: Data
+        var description: String { "\(head) \(body.count) bytes" }
+    }
+
+    static let requests: [(path: String, arguments: [String])] = [
+        ("/photos/a.jpg", []),
+        ("/photos/a.jpg", ["--range", "1000-1999"]),
+        ("/photos/a.jpg", ["--range", "299000-"]),
+        ("/missing.jpg", []),
+    ]
+
+    func fetch(_ url: String, _ arguments: [String]) async throws -> Seen {
+        let output = try PackagePaths.temporaryDirectory("curl").appendingPathComponent("body")
+        let result = try await ChildProcess.run(
+            "curl", ["--silent", "--dump-header", "-", "--output", output.path] + arguments + [url])
+        let kept = ["content-length", "content-range", "content-type", "etag", "last-modified", "accept-ranges"]
+        let head = result.standardOutput.lowercased().split(separator: "\r\n").map(String.init).filter { line in
+            line.hasPrefix("http/") || kept.contains { line.hasPrefix($0 + ":") }
+        }
+        return Seen(head: head, body: (try? Data(contentsOf: output)) ?? Data())
+    }
+
+    @Test func recordedThroughTheProxyThenServedWithNginxStopped() async throws {
+        let nginx = try await ListeningPeer.nginx(root: try root())
+        var direct: [Seen] = []
+        for request in Self.requests { direct.append(try await fetch(nginx.url + request.path, request.arguments)) }
+        #expect(direct[0].body == Data(Self.photo))
+        #expect(direct[1].head.first?.hasPrefix("http/1.1 206") == true)
+
+        let cassette = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let proxy = try await ServedHarness(
+            "record-through", arguments: ["--media-upstream", nginx.url, "--record", cassette.path])
+        var proxied: [Seen] = []
+        for request in Self.requests {
+            proxied.append(try await fetch(proxy.url("media") + request.path, request.arguments))
+        }
+        #expect(await proxy.stop() == 0)
+        #expect(proxy.process.output.contains("cassette: \(cassette.path)"), "\(proxy.process.output)")
+        #expect(proxied == direct, "through the proxy, the same as from nginx")
+        #expect(await nginx.stop() == 0)
+
+        let offline = try await ServedHarness("served-offline", arguments: ["--replay", cassette.path])
+        for (index, request) in Self.requests.enumerated() {
+            let again = try await fetch(offline.url("media") + request.path, request.arguments)
+            #expect(again == direct[index], "\(request)")
+        }
+        // none mode: a request the cassette lacks gets the documented answer at once.
+        let unrecorded = try await ChildProcess.run(
+            "curl", ["--silent", "--include", "--max-time", "10", offline.url("media") + "/photos/b.jpg"])
+        #expect(unrecorded.status == 0, "curl did not time out: \(unrecorded.transcript)")
+        #expect(unrecorded.standardOutput.hasPrefix("HTTP/1.1 502"))
+        #expect(unrecorded.standardOutput.contains("X-PushHarness-Not-Recorded: GET /photos/b.jpg"))
+        #expect(unrecorded.standardOutput.contains("the nearest recorded request is GET /photos/a.jpg"))
+        #expect(await offline.stop() == 0)
+
+        // The cassette holds what nginx served: haralyzer and the HAR 1.2 schema agree, and every
+        // body hashes to what was served.
+        let check = try await ChildProcess.run(
+            PackagePaths.python,
+            [PackagePaths.root.appendingPathComponent("Tests/Conformance/har_check.py").path, cassette.path])
+        #expect(check.status == 0, "\(check.transcript)")
+        #expect(check.standardOutput.contains("ok 4 entries"), "\(check.transcript)")
+    }
+
+    @Test func newEpisodesForwardsAndAddsWhatTheCassetteLacks() async throws {
+        let nginx = try await ListeningPeer.nginx(root: try root())
+        let cassette = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let first = try await ServedHarness(
+            "episode-one", arguments: ["--media-upstream", nginx.url, "--record", cassette.path])
+        let whole = try await fetch(first.url("media") + "/photos/a.jpg", [])
+        #expect(await first.stop() == 0)
+
+        let second = try await ServedHarness(
+            "episode-two",
+            arguments: ["--media-upstream", nginx.url, "--cassette", cassette.path, "--record-mode", "new_episodes"])
+        #expect(try await fetch(second.url("media") + "/photos/a.jpg", []) == whole)
+        let part = try await fetch(second.url("media") + "/photos/a.jpg", ["--range", "0-99"])
+        #expect(part.body == Data(Self.photo.prefix(100)))
+        #expect(await second.stop() == 0)
+        #expect(await nginx.stop() == 0)
+
+        let har = try String(contentsOf: cassette.appendingPathComponent("traffic.har"), encoding: .utf8)
+        #expect(har.components(separatedBy: "\"startedDateTime\"").count - 1 == 2, "the whole file and the new range")
+        let offline = try await ServedHarness("episodes-offline", arguments: ["--replay", cassette.path])
+        #expect(try await fetch(offline.url("media") + "/photos/a.jpg", ["--range", "0-99"]) == part)
+        #expect(try await fetch(offline.url("media") + "/photos/a.jpg", []) == whole)
+        #expect(await offline.stop() == 0)
+    }
+
+    @Test func aHARThatMitmproxyWroteInFrontOfNginxIsServedBack() async throws {
+        let nginx = try await ListeningPeer.nginx(root: try root())
+        let har = try PackagePaths.temporaryDirectory().appendingPathComponent("flows.har")
+        let mitmproxy = try await ListeningPeer.mitmdump(reverseTo: nginx.url, har: har)
+        var seen: [Seen] = []
+        for request in Self.requests { seen.append(try await fetch(mitmproxy.url + request.path, request.arguments)) }
+        // mitmdump writes the HAR as it exits (SIGTERM: a child of the test runner may have SIGINT ignored).
+        _ = await mitmproxy.stop(SIGTERM)
+        #expect(await nginx.stop() == 0)
+        #expect(FileManager.default.fileExists(atPath: har.path), "\(mitmproxy.process.output)")
+        #expect(seen[0].body == Data(Self.photo))
+
+        let served = try await ServedHarness("mitmproxy-har", arguments: ["--replay", har.path])
+        for (index, request) in Self.requests.enumerated() {
+            let again = try await fetch(served.url("media") + request.path, request.arguments)
+            #expect(again == seen[index], "\(request)")
+        }
+        #expect(await served.stop() == 0)
+    }
+
+    @Test func badServeOptionsExitTwoSayingWhy() async throws {
+        let folder = try PackagePaths.temporaryDirectory()
+        let cases: [([String], String)] = [
+            (["--replay", folder.appendingPathComponent("none").path], "there is none to replay"),
+            (
+                ["--cassette", folder.appendingPathComponent("none").path, "--record-mode", "none"],
+                "there is none to replay"
+            ),
+            (
+                ["--cassette", folder.path, "--record-mode", "sometimes"],
+                "--record-mode takes one of once, new_episodes, none, all"
+            ),
+            (["--record", folder.path, "--replay", folder.path], "use one of --cassette, --record and --replay"),
+            (["--media-upstream", "ftp://x"], "--media-upstream takes an http:// or https:// URL"),
+        ]
+        for (arguments, words) in cases {
+            let result = try await HarnessCommand.run(
+                ["serve", "--ephemeral-ports", "--endpoints", folder.appendingPathComponent("e.json").path] + arguments)
+            #expect(result.status == 2, "\(arguments): \(result.transcript)")
+            #expect(result.standardError.contains(words), "\(arguments): \(result.transcript)")
+        }
+    }
+}
