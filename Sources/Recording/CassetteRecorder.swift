@@ -58,7 +58,9 @@ public final class CassetteRecorder: Sendable {
                 for entry in kept.har.log.entries {
                     handle.write(try encoder.encode(entry) + Data("\n".utf8))
                     state.entries += 1
-                    state.nextConnection = max(state.nextConnection, (entry.connection.flatMap(Int.init) ?? 0) + 1)
+                    // Ids from the file are bounded before one is added to them.
+                    let id = entry.connection.flatMap(Int.init).map { min(max($0, 0), 1 << 40) } ?? 0
+                    state.nextConnection = max(state.nextConnection, id + 1)
                 }
                 // New entries sort after the kept ones.
                 offsetBase = kept.har.log.entries.map { ($0.offset ?? 0) + $0.time }.max().map { $0 + 1 } ?? 0

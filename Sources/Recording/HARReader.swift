@@ -9,6 +9,8 @@ public enum HARReader {
     public static let largestInlineBody = 64 << 20
     /// The largest HAR document read whole.
     public static let largestDocument = 1 << 30
+    /// The longest timing, and the latest body write, an entry may have: a day, in milliseconds.
+    public static let longestTiming: Double = 86_400_000
 
     /// The archive in `data`; `file` names it in errors.
     ///
@@ -65,8 +67,10 @@ public enum HARReader {
             }
             for (name, value) in [
                 ("send", entry.timings.send), ("wait", entry.timings.wait), ("receive", entry.timings.receive),
-            ] where !(value.isFinite && value >= 0) {
-                throw fail("\(path).timings.\(name)", "must be a non-negative number of milliseconds, not \(value)")
+            ] where !(value.isFinite && value >= 0 && value <= longestTiming) {
+                throw fail(
+                    "\(path).timings.\(name)",
+                    "must be a number of milliseconds from 0 to \(Int(longestTiming)) (a day), not \(value)")
             }
             try checkContent(entry.response.content, at: "\(path).response.content", fail: fail)
             try checkWrites(entry, at: path, fail: fail)
@@ -105,7 +109,7 @@ public enum HARReader {
         var total = 0.0
         for (index, write) in (entry.writes ?? []).enumerated() {
             let at = "\(path)._writes[\(index)]"
-            guard write.count == 2, write[0].isFinite, write[0] >= 0, write[0] <= 86_400_000,
+            guard write.count == 2, write[0].isFinite, write[0] >= 0, write[0] <= longestTiming,
                 write[1].isFinite, write[1] >= 0, write[1] <= Double(Int32.max), write[1].rounded() == write[1]
             else {
                 throw fail(at, "must be [milliseconds ≥ 0, whole bytes ≥ 0]")

@@ -43,7 +43,8 @@ struct HARReaderTests {
         ),
         ("\"status\": 206", "\"status\": \"ok\"", "$.log.entries[0].response.status", "expected a number here"),
         ("\"version\": \"1.2\"", "\"version\": \"2.0\"", "$.log.version", "HAR version \"2.0\" is not read"),
-        ("\"send\": 0.5", "\"send\": -3", "$.log.entries[0].timings.send", "must be a non-negative number"),
+        ("\"send\": 0.5", "\"send\": -3", "$.log.entries[0].timings.send", "must be a number of milliseconds from 0"),
+        ("\"wait\": 2.25", "\"wait\": 1e300", "$.log.entries[0].timings.wait", "(a day)"),
         ("\"text\": \"/9j/4A==\"", "\"text\": \"***\"", "$.log.entries[0].response.content.text", "not valid base64"),
         ("\"encoding\": \"base64\"", "\"encoding\": \"gzip\"", "$.log.entries[0].response.content.encoding", "gzip"),
         (
