@@ -19,7 +19,7 @@ struct Diff: ParsableCommand {
     @Argument(help: "The second run.")
     var second: String
 
-    @Option(help: "How many seconds an event may move from its time since the first step.")
+    @Option(help: "How many seconds an event's distance from the event before it may move.")
     var tolerance: Double = TimelineComparison.Options().tolerance
 
     func run() throws {

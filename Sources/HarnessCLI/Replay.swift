@@ -23,7 +23,7 @@ struct Replay: AsyncParsableCommand {
         help: "Replay against another app entry, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
     var appReplacements: [String] = []
 
-    @Option(help: "How many seconds an event may move from its recorded time since the first step.")
+    @Option(help: "How many seconds an event's distance from the event before it may move.")
     var tolerance: Double = TimelineComparison.Options().tolerance
 
     @Option(help: "Where to write the reports (default .harness/runs/<time>-<scenario>-replay).")

@@ -52,7 +52,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        let recorder = try setUpCassette(&configuration.services)
+        let (recorder, kept) = try setUpCassette(&configuration.services)
         // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
         // long as the services run.
         let timeline = Timeline(retention: 10_000)
@@ -64,6 +64,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             fail(ServiceStack.describe(error), code: 2)
         }
+        recorder?.redact(also: ServiceStack.keyMaterial(of: stack))
         let file = EndpointsFile(stack: stack, configuration: configuration, topic: topic)
         let url = URL(fileURLWithPath: endpoints)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -79,7 +80,8 @@ struct Serve: AsyncParsableCommand {
         }
         if let recorder {
             do {
-                try stack.closeCassette(recorder, services: configuration.services, events: timeline.events)
+                try stack.closeCassette(
+                    recorder, services: configuration.services, events: timeline.events, keeping: kept)
                 say("cassette: \(recorder.directory.path)")
             } catch {
                 printError("could not finish the cassette: \(error)")
@@ -91,7 +93,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The media server's cassette, upstream and recording, as the options ask; the recorder to close
     /// at the end, if any. Exits 2 when the options cannot work together or the cassette is unusable.
-    private func setUpCassette(_ services: inout ServicesConfiguration) throws -> CassetteRecorder? {
+    private func setUpCassette(_ services: inout ServicesConfiguration) throws -> (CassetteRecorder?, Cassette?) {
         let chosen = [cassette, record, replay].compactMap { $0 }
         guard chosen.count <= 1 else { fail("use one of --cassette, --record and --replay", code: 2) }
         if let mediaUpstream {
@@ -99,7 +101,7 @@ struct Serve: AsyncParsableCommand {
             else { fail("--media-upstream takes an http:// or https:// URL, not '\(mediaUpstream)'", code: 2) }
             services.media.upstream = MediaUpstream(url: mediaUpstream)
         }
-        guard let path = chosen.first else { return nil }
+        guard let path = chosen.first else { return (nil, nil) }
         let mode: RecordMode
         if record != nil {
             mode = .all
@@ -134,11 +136,11 @@ struct Serve: AsyncParsableCommand {
             if !plan.passesThrough { services.media.upstream = nil }
             switch plan.recording {
             case .none:
-                return nil
+                return (nil, nil)
             case .fresh:
                 let recorder = try CassetteRecorder(directory: url, redactor: ServiceStack.redactor(for: services))
                 services.media.recorder = recorder
-                return recorder
+                return (recorder, nil)
             case .adding:
                 guard isFolder.boolValue else {
                     fail("--record-mode new_episodes adds to a cassette folder, not a HAR file (\(path))", code: 2)
@@ -146,7 +148,7 @@ struct Serve: AsyncParsableCommand {
                 let recorder = try CassetteRecorder(
                     directory: url, redactor: ServiceStack.redactor(for: services), keeping: kept)
                 services.media.recorder = recorder
-                return recorder
+                return (recorder, kept)
             }
         } catch let error as CassetteError {
             fail(error.description, code: 2)

@@ -17,7 +17,12 @@ extension ScenarioRunner {
     /// The APNs signing key and certificates the run's FakeAPNs wrote, once it has: their contents
     /// are secrets too.
     static func redactor(_ redactor: Redactor, addingFilesIn credentials: URL) -> Redactor {
-        var secrets = redactor.secrets
+        Redactor(secrets: redactor.secrets + keyMaterial(in: credentials))
+    }
+
+    /// The text of the key and certificate files in `credentials`, line by line, as secrets.
+    static func keyMaterial(in credentials: URL) -> [Redactor.Secret] {
+        var secrets: [Redactor.Secret] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: credentials.path)) ?? []
         for name in names where name.hasSuffix(".p8") || name.hasSuffix(".key") || name.hasSuffix(".pem") {
             guard let text = try? String(contentsOf: credentials.appendingPathComponent(name), encoding: .utf8)
@@ -27,7 +32,7 @@ extension ScenarioRunner {
                 secrets.append(.init(name: "APNs key material (\(name))", value: String(line)))
             }
         }
-        return Redactor(secrets: secrets)
+        return secrets
     }
 
     /// The events as `timeline.jsonl` holds them.
@@ -53,7 +58,11 @@ extension ScenarioRunner {
         var meta = CassetteMeta(
             scenario: scenario.name, harnessYmlSha256: harnessYmlSHA256, seeds: seeds,
             recordedAt: Date().formatted(.iso8601))
-        meta.complete = outcome != .interrupted
+        // Complete when the run got to its verdict; interrupted or never set up, it holds what there was.
+        switch outcome {
+        case .passed, .failed: meta.complete = true
+        case .interrupted, .setupError, .skipped: meta.complete = false
+        }
         meta.outcome = outcome.label
         let timeline = redactor.redact(String(decoding: Self.timelineLines(events), as: UTF8.self))
         try recorder.close(meta, timeline: Data(timeline.utf8))
@@ -119,22 +128,32 @@ extension ScenarioRunner {
 }
 
 extension ServiceStack {
+    /// The APNs key material the running FakeAPNs wrote, as secrets for a recorder.
+    public static func keyMaterial(of stack: ServiceStack) -> [Redactor.Secret] {
+        ScenarioRunner.keyMaterial(in: stack.apns.configuration.credentialsDirectory)
+    }
+
     /// The redaction for a cassette of `services`: Parse's keys (the APNs key is added once written).
     public static func redactor(for services: ServicesConfiguration) -> Redactor {
         ScenarioRunner.redactor(for: services)
     }
 
-    /// Closes a `harness serve` recording of these services: the served timeline (its recent events) and `meta.json`.
+    /// Closes a `harness serve` recording of these services: the served timeline (its recent events) and
+    /// `meta.json`; adding to a cassette, its scenario and seeds are kept.
     public func closeCassette(
-        _ recorder: CassetteRecorder, services: ServicesConfiguration, events: [TimelineEvent]
+        _ recorder: CassetteRecorder, services: ServicesConfiguration, events: [TimelineEvent], keeping kept: Cassette?
     ) throws {
         let redactor = ScenarioRunner.redactor(
             ScenarioRunner.redactor(for: services), addingFilesIn: apns.configuration.credentialsDirectory)
-        var meta = CassetteMeta(
-            scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: Date().formatted(.iso8601))
+        var meta =
+            kept?.meta
+            ?? CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: Date().formatted(.iso8601))
         meta.complete = true
-        meta.outcome = "served"
-        let timeline = redactor.redact(String(decoding: ScenarioRunner.timelineLines(events), as: UTF8.self))
-        try recorder.close(meta, timeline: Data(timeline.utf8))
+        if kept?.meta == nil { meta.outcome = "served" }
+        // A kept cassette's timeline is the recorded run's: the served one does not replace it.
+        let timeline =
+            kept?.timelineURL != nil
+            ? nil : Data(redactor.redact(String(decoding: ScenarioRunner.timelineLines(events), as: UTF8.self)).utf8)
+        try recorder.close(meta, timeline: timeline)
     }
 }

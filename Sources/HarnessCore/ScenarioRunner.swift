@@ -72,7 +72,9 @@ public struct ScenarioRunner: Sendable {
             let services = try await ServiceStack.start(
                 services: services, stateDirectory: state, timeline: timeline, logger: logger)
             stack = services
-            redactor = Self.redactor(redactor, addingFilesIn: services.apns.configuration.credentialsDirectory)
+            let keys = Self.keyMaterial(in: services.apns.configuration.credentialsDirectory)
+            redactor = Redactor(secrets: redactor.secrets + keys)
+            recorder?.redact(also: keys)
             for rule in services.media.faultRules {
                 if let seed = rule.seed { seeds["media.faults[\(rule.id)]"] = seed }
             }

@@ -32,15 +32,23 @@ extension MediaServer {
                         accessLog?.record(exchange)
                         exchange.recording?.finish()
                     }
-                    let ending =
-                        if let replay = playback {
-                            try await answerFromCassette(
-                                request, replay: replay, outbound: outbound, pacing: pacing, exchange: &exchange)
-                        } else if let upstream = configuration.upstream {
-                            try await forward(request, to: upstream, outbound: outbound, exchange: &exchange)
-                        } else {
-                            try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
-                        }
+                    let ending: ConnectionEnding
+                    do {
+                        ending =
+                            if let replay = playback {
+                                try await answerFromCassette(
+                                    request, replay: replay, outbound: outbound, pacing: pacing, exchange: &exchange)
+                            } else if let upstream = configuration.upstream {
+                                try await forward(request, to: upstream, outbound: outbound, exchange: &exchange)
+                            } else {
+                                try await respond(to: request, outbound: outbound, pacing: pacing, exchange: &exchange)
+                            }
+                    } catch {
+                        // The client went away, the run ended or the upstream broke off: the record says
+                        // the body was cut here, whatever its framing.
+                        exchange.recording?.cutShort()
+                        throw error
+                    }
                     switch ending {
                     case .keepAlive where request.isKeepAlive:
                         continue
@@ -167,7 +175,7 @@ extension MediaServer {
     /// No fault rule in force, no throttle and no delay: every request can be answered as it comes.
     var answersEverythingAtOnce: Bool {
         let settings = settings.withLock { $0 }
-        return configuration.recorder == nil && playback == nil
+        return configuration.recorder == nil && playback == nil && configuration.upstream == nil
             && settings.throttleBytesPerSecond == nil && settings.serverBytesPerSecond == nil
             && settings.firstByteDelayMilliseconds == 0 && settings.latencyMilliseconds == 0
             && faults.withLock { $0.rules.isEmpty }

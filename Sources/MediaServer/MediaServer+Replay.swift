@@ -55,7 +55,8 @@ extension MediaServer {
         let status = HTTPResponseStatus(statusCode: entry.response.status, reasonPhrase: entry.response.statusText)
         let body = cassette.body(of: index)
         let headers = ReplayedHeaders.make(
-            for: entry, bodySize: Self.size(of: body), keepAlive: request.isKeepAlive, date: dateHeader.format(Date()))
+            for: entry, bodySize: Self.size(of: body), keepAlive: request.isKeepAlive, head: request.method == .HEAD,
+            date: dateHeader.format(Date()))
         exchange.status = entry.response.status
         // The events a live answer publishes: a file (200, 206) or a short reply (every other status).
         let servesFile = [200, 206].contains(entry.response.status)
@@ -70,7 +71,12 @@ extension MediaServer {
         batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
         exchange.recording?.head(status: Int(status.code), statusText: status.reasonPhrase, headers: Array(headers))
         if request.method != .HEAD {
-            try await sendRecordedBody(of: entry, body: body, batch: &batch, exchange: &exchange)
+            let whole = try await sendRecordedBody(of: entry, body: body, batch: &batch, exchange: &exchange)
+            // A body file that came up short after it was checked: never promise bytes that will not come.
+            guard whole else {
+                try await batch.flush()
+                return .close
+            }
         }
         if let fault = entry.fault {
             try await batch.flush()
@@ -94,9 +100,10 @@ extension MediaServer {
 
     /// The recorded body, write by write: each waits for its recorded time after the head. A HAR from
     /// another tool has no writes: its body goes out at once.
+    /// - Returns: whether every recorded byte went out.
     private func sendRecordedBody(
         of entry: HAR.Entry, body: Cassette.Body, batch: inout ResponseBatch, exchange: inout Exchange
-    ) async throws {
+    ) async throws -> Bool {
         let total = entry.writes == nil ? Self.size(of: body) : entry.response.bodySize
         let writes = entry.writes ?? [[0, Double(total)]]
         let source: any BodySource
@@ -116,7 +123,7 @@ extension MediaServer {
             while remaining > 0 {
                 let chunk = try await source.read(
                     from: offset, count: min(remaining, 64 * 1024), end: offset + remaining)
-                guard chunk.readableBytes > 0 else { return }
+                guard chunk.readableBytes > 0 else { return false }
                 exchange.recording?.write(chunk)
                 try await batch.add(.body(.byteBuffer(chunk)), bytes: chunk.readableBytes)
                 offset += chunk.readableBytes
@@ -124,6 +131,7 @@ extension MediaServer {
                 exchange.bodyBytes += chunk.readableBytes
             }
         }
+        return true
     }
 
     private static func size(of body: Cassette.Body) -> Int {
@@ -172,13 +180,14 @@ enum ReplayedHeaders {
     /// The recorded headers, with a fresh `Date` and the connection as this request asks. A HAR from
     /// another tool holds the decoded body (no chunks, no content coding), so its framing headers are
     /// replaced by the length of what will be sent.
-    static func make(for entry: HAR.Entry, bodySize: Int, keepAlive: Bool, date: String) -> HTTPHeaders {
+    static func make(for entry: HAR.Entry, bodySize: Int, keepAlive: Bool, head: Bool, date: String) -> HTTPHeaders {
         var headers = HTTPHeaders()
         let ours = entry.writes != nil
         // Another tool's framing headers describe the encoded body it received: the decoded one goes out
         // with its own length, where the recorded Content-Length stood.
         let framing: Set<String> = ["transfer-encoding", "content-encoding"]
-        let framed = !ours && entry.response.status != 304 && entry.response.status >= 200
+        // A HEAD's recorded length is the resource's (its decoded body is empty); 204 has none.
+        let framed = !ours && !head && ![204, 304].contains(entry.response.status) && entry.response.status >= 200
         var lengthSet = false
         for header in entry.response.headers {
             let name = header.name.lowercased()

@@ -26,7 +26,8 @@ extension MediaServer {
         }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(outgoing, timeout: TimeAmount(upstream.timeout))
+            guard let client = upstreamClient else { throw MediaServerError(message: "no upstream client") }
+            response = try await client.execute(outgoing, timeout: TimeAmount(upstream.timeout))
         } catch {
             return try await answerUpstreamFailed(
                 request, upstream: upstream, error: error, outbound: outbound, exchange: &exchange)

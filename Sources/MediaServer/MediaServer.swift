@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPServiceSupport
 import HarnessTimeline
@@ -32,6 +33,9 @@ public final class MediaServer: Service, Sendable {
     let generations = LockedState<[String: Int]>([:])
     /// The cassette answered from, when replaying.
     let playback: ServedCassette?
+    /// The client for the upstream, when the server stands in front of one: no decompression and no
+    /// redirects followed, so that what comes back is passed on (and recorded) as the upstream sent it.
+    let upstreamClient: HTTPClient?
 
     /// The control API's port.
     /// The control API's port, or 0 before ``run()`` has bound it.
@@ -131,6 +135,14 @@ public final class MediaServer: Service, Sendable {
         self.settings = settings
         self.resolver = PathResolver(root: configuration.root.resolvingSymlinksInPath().path)
         self.playback = configuration.replay.map(ServedCassette.init)
+        if configuration.upstream != nil {
+            var client = HTTPClient.Configuration()
+            client.redirectConfiguration = .disallow
+            client.decompression = .disabled
+            upstreamClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: client)
+        } else {
+            upstreamClient = nil
+        }
         self.configuration = configuration
         self.listener = listener
         self.port = listener.channel.localAddress?.port ?? configuration.port
@@ -167,6 +179,7 @@ public final class MediaServer: Service, Sendable {
     /// graceful shutdown or cancellation; then stops accepting, ends open connections and waits for them.
     public func run() async throws {
         defer { accessLog?.close() }
+        defer { if let upstreamClient { Task { try? await upstreamClient.shutdown() } } }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.control.run() }
             group.addTask { await self.acceptConnections() }

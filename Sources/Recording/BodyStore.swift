@@ -34,24 +34,35 @@ final class BodyRecording {
     private var head = Data()
     private var spill: (url: URL, handle: FileHandle)?
     private(set) var size = 0
+    /// Why the body could not be stored (a full disk); nothing more is written once set.
+    private(set) var failure: String?
 
     init(store: BodyStore) { self.store = store }
 
     func append(_ bytes: UnsafeRawBufferPointer) {
         hasher.update(bufferPointer: bytes)
         size += bytes.count
+        guard failure == nil else { return }
         if let spill {
-            spill.handle.write(Data(bytes))
+            do {
+                try spill.handle.write(contentsOf: bytes)
+            } catch {
+                failure = "the body file \(spill.url.path) could not be written (\(error.localizedDescription))"
+            }
             return
         }
         head.append(contentsOf: bytes)
         if head.count > BodyStore.inlineLimit {
             let url = store.directory.appendingPathComponent(".partial-\(UUID().uuidString)")
-            if FileManager.default.createFile(atPath: url.path, contents: nil),
-                let handle = try? FileHandle(forWritingTo: url)
-            {
-                handle.write(head)
+            do {
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw CocoaError(.fileWriteNoPermission)
+                }
+                let handle = try FileHandle(forWritingTo: url)
                 spill = (url, handle)
+                try handle.write(contentsOf: head)
+            } catch {
+                failure = "the body file \(url.path) could not be written (\(error.localizedDescription))"
             }
             head = Data()
         }

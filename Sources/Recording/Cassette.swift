@@ -71,7 +71,17 @@ public struct Cassette: Sendable {
         self.timelineURL = timelineURL
         let harPath = meta == nil ? directory.path : directory.appendingPathComponent("traffic.har").path
         for (index, entry) in har.log.entries.enumerated() {
-            guard let file = entry.response.content.file else { continue }
+            guard let file = entry.response.content.file else {
+                // Ours promise `bodySize` bytes: an inline body must hold them.
+                if entry.writes != nil, case .inline(let data) = Self.body(of: index, in: har, directory: directory),
+                    data.count != entry.response.bodySize
+                {
+                    throw CassetteError(
+                        file: harPath, jsonPath: "$.log.entries[\(index)].response.content.text",
+                        problem: "holds \(data.count) bytes, not the \(entry.response.bodySize) of response.bodySize")
+                }
+                continue
+            }
             let url = directory.appendingPathComponent(file)
             let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
             guard let size else {
@@ -88,7 +98,9 @@ public struct Cassette: Sendable {
     }
 
     /// The body of entry `index`.
-    public func body(of index: Int) -> Body {
+    public func body(of index: Int) -> Body { Self.body(of: index, in: har, directory: directory) }
+
+    private static func body(of index: Int, in har: HAR, directory: URL) -> Body {
         let content = har.log.entries[index].response.content
         if let file = content.file {
             return .file(directory.appendingPathComponent(file), size: har.log.entries[index].response.bodySize)

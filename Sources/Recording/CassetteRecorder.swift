@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HarnessTimeline
 
@@ -5,8 +6,12 @@ import HarnessTimeline
 /// once (small: bodies over the inline limit go to `bodies/` as they stream), and ``close(_:)`` turns
 /// the journal into `traffic.har` and writes `meta.json` last. Memory does not grow with body sizes.
 public final class CassetteRecorder: Sendable {
+    /// Where the cassette ends up.
     public let directory: URL
-    let redactor: Redactor
+    /// Where it is written until ``close(_:timeline:)``: a new folder beside `directory`, so that an
+    /// earlier cassette there stays whole until the new one is; `directory` itself when adding to it.
+    let workingDirectory: URL
+    private let redaction: LockedState<Redactor>
     let store: BodyStore
     private let start = ContinuousClock.now
     private let state: LockedState<State>
@@ -15,6 +20,26 @@ public final class CassetteRecorder: Sendable {
         var journal: FileHandle?
         var entries = 0
         var nextConnection = 1
+        /// The first write that failed (a full disk): the recording stops, and closing says why.
+        var failure: String?
+    }
+
+    /// The redaction in force.
+    var redactor: Redactor { redaction.withLock { $0 } }
+
+    /// Adds secrets learned after the recording began (the APNs key FakeAPNs writes as it starts).
+    public func redact(also secrets: [Redactor.Secret]) {
+        redaction.withLock { $0 = Redactor(secrets: $0.secrets + secrets) }
+    }
+
+    /// Stops the recording after a write failed; ``close(_:timeline:)`` reports it.
+    func fail(_ problem: String) {
+        let journal = state.withLock { state -> FileHandle? in
+            if state.failure == nil { state.failure = problem }
+            defer { state.journal = nil }
+            return state.journal
+        }
+        try? journal?.close()
     }
 
     static let journalName = "traffic.har.journal"
@@ -30,23 +55,20 @@ public final class CassetteRecorder: Sendable {
         if kept != nil {
             // Added to: only an unfinished journal from an earlier attempt goes.
             try? manager.removeItem(at: directory.appendingPathComponent(Self.journalName))
-        } else if let names = try? manager.contentsOfDirectory(atPath: path), !names.isEmpty {
-            let ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", Self.journalName])
-            guard Set(names).isSubset(of: ours) else {
-                throw CassetteError(
-                    file: path,
-                    problem:
-                        "is not empty and not a cassette (it holds \(names.sorted().prefix(3).joined(separator: ", "))); "
-                        + "record into a new or empty folder")
-            }
-            for name in names { try manager.removeItem(at: directory.appendingPathComponent(name)) }
+        } else {
+            try Self.checkReplaceable(directory)
         }
         self.directory = directory
-        self.redactor = redactor
-        self.store = BodyStore(cassette: directory)
+        self.workingDirectory =
+            kept != nil
+            ? directory
+            : directory.deletingLastPathComponent().appendingPathComponent(
+                ".\(directory.lastPathComponent).recording-\(UUID().uuidString.prefix(8))")
+        self.redaction = LockedState(redactor)
+        self.store = BodyStore(cassette: workingDirectory)
         do {
             try manager.createDirectory(at: store.directory, withIntermediateDirectories: true)
-            let journal = directory.appendingPathComponent(Self.journalName)
+            let journal = workingDirectory.appendingPathComponent(Self.journalName)
             guard manager.createFile(atPath: journal.path, contents: nil) else {
                 throw CocoaError(.fileWriteNoPermission)
             }
@@ -56,7 +78,7 @@ public final class CassetteRecorder: Sendable {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
                 for entry in kept.har.log.entries {
-                    handle.write(try encoder.encode(entry) + Data("\n".utf8))
+                    try handle.write(contentsOf: try encoder.encode(entry) + Data("\n".utf8))
                     state.entries += 1
                     // Ids from the file are bounded before one is added to them.
                     let id = entry.connection.flatMap(Int.init).map { min(max($0, 0), 1 << 40) } ?? 0
@@ -72,6 +94,21 @@ public final class CassetteRecorder: Sendable {
             throw error
         } catch {
             throw CassetteError(file: path, problem: "cannot be written (\(error.localizedDescription))")
+        }
+    }
+
+    /// Whether `directory` may be replaced by a new cassette: it does not exist, is empty, or holds a
+    /// cassette and nothing else. Recording never deletes a user's files.
+    static func checkReplaceable(_ directory: URL) throws {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path), !names.isEmpty
+        else { return }
+        let ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", journalName])
+        guard Set(names).isSubset(of: ours) else {
+            throw CassetteError(
+                file: directory.path,
+                problem:
+                    "is not empty and not a cassette (it holds \(names.sorted().prefix(3).joined(separator: ", "))); "
+                    + "record into a new or empty folder")
         }
     }
 
@@ -112,44 +149,62 @@ public final class CassetteRecorder: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(entry) else { return }
         line.append(UInt8(ascii: "\n"))
-        state.withLock { state in
-            guard let journal = state.journal else { return }
-            journal.write(line)
+        let failure: String? = state.withLock { state in
+            guard let journal = state.journal else { return nil }
+            do {
+                try journal.write(contentsOf: line)
+            } catch {
+                return "the journal could not be written (\(error.localizedDescription))"
+            }
             state.entries += 1
+            return nil
         }
+        if let failure { fail(failure) }
     }
 
     /// Finishes the cassette: `traffic.har` from the journal (entries in the order they began),
-    /// `timeline.jsonl` if given, and `meta.json` last, saying how many entries it holds.
+    /// `timeline.jsonl` if given, and `meta.json` last, saying how many entries it holds; then it takes
+    /// the place of whatever cassette `directory` held.
+    ///
+    /// - Throws: ``CassetteError`` when a write failed during the recording or now; the earlier
+    ///   cassette, if any, is left as it was.
     public func close(_ meta: CassetteMeta, timeline: Data? = nil) throws {
-        let journal = state.withLock { state -> FileHandle? in
+        let (journal, failure) = state.withLock { state -> (FileHandle?, String?) in
             defer { state.journal = nil }
-            return state.journal
+            return (state.journal, state.failure)
         }
         try? journal?.close()
         let manager = FileManager.default
-        let journalURL = directory.appendingPathComponent(Self.journalName)
+        let journalURL = workingDirectory.appendingPathComponent(Self.journalName)
         do {
+            if let failure { throw CassetteError(file: directory.path, problem: "was not recorded: \(failure)") }
             let entries = try Self.entries(inJournal: journalURL)
             let har = HAR(log: HAR.Log(creator: HAR.Creator(name: HAR.creatorName, version: "1"), entries: entries))
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-            try encoder.encode(har).write(to: directory.appendingPathComponent("traffic.har"), options: .atomic)
+            try encoder.encode(har).write(to: workingDirectory.appendingPathComponent("traffic.har"), options: .atomic)
             if let timeline {
-                try timeline.write(to: directory.appendingPathComponent("timeline.jsonl"), options: .atomic)
+                try timeline.write(to: workingDirectory.appendingPathComponent("timeline.jsonl"), options: .atomic)
             }
             var meta = meta
             meta.entries = entries.count
-            try encoder.encode(meta).write(to: directory.appendingPathComponent("meta.json"), options: .atomic)
+            try encoder.encode(meta).write(to: workingDirectory.appendingPathComponent("meta.json"), options: .atomic)
             try? manager.removeItem(at: journalURL)
             if let leftovers = try? manager.contentsOfDirectory(atPath: store.directory.path) {
                 for name in leftovers where name.hasPrefix(".partial-") {
                     try? manager.removeItem(at: store.directory.appendingPathComponent(name))
                 }
             }
+            if workingDirectory != directory {
+                try Self.checkReplaceable(directory)
+                if manager.fileExists(atPath: directory.path) { try manager.removeItem(at: directory) }
+                try manager.moveItem(at: workingDirectory, to: directory)
+            }
         } catch let error as CassetteError {
+            if workingDirectory != directory { try? manager.removeItem(at: workingDirectory) }
             throw error
         } catch {
+            if workingDirectory != directory { try? manager.removeItem(at: workingDirectory) }
             throw CassetteError(file: directory.path, problem: "could not be finished (\(error.localizedDescription))")
         }
     }
@@ -221,6 +276,14 @@ public final class ExchangeRecording {
         entry.fault = HAR.Fault(kind: kind, atByte: body.size, how: how, of: of)
     }
 
+    /// The exchange ended early with no fault rule (the connection broke): the body stops where it is.
+    public func cutShort() {
+        guard entry.fault == nil else { return }
+        entry.fault = HAR.Fault(
+            kind: HAR.Fault.connectionClosed, atByte: body.size, how: "stall",
+            of: entry.responseHeader("content-length").flatMap(Int.init))
+    }
+
     /// A fault rule that applied, with its attributes as the timeline has them.
     public func applied(_ fault: [String: String]) {
         entry.applied = (entry.applied ?? []) + [fault]
@@ -234,8 +297,9 @@ public final class ExchangeRecording {
         if entry.fault == nil, let declared = entry.responseHeader("content-length").flatMap(Int.init),
             entry.response.status != 304, entry.request.method != "HEAD", body.size < declared
         {
-            // Cut short with no fault rule: the client went away, or the run ended mid-body.
-            entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: body.size, how: "FIN", of: declared)
+            // Cut short with no fault rule: the client went away, or the run ended mid-body. Replayed,
+            // the connection stays open after the bytes, for the client to end as it did.
+            entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: body.size, how: "stall", of: declared)
         } else if entry.fault == nil, entry.response.status == 0 {
             entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: 0, how: "FIN")
         }
@@ -244,11 +308,35 @@ public final class ExchangeRecording {
         entry.response.content = body.finish(mimeType: mimeType)
         entry.response.bodySize = body.size
         entry.writes = writes
+        if let failure = body.failure {
+            recorder.fail(failure)
+            return
+        }
+        redactText()
         entry.timings = HAR.Timings(
             send: 0, wait: CassetteRecorder.milliseconds(begun.duration(to: headAt)),
             receive: lastWriteAt.map { CassetteRecorder.milliseconds(headAt.duration(to: $0)) } ?? 0)
         entry.time = entry.timings.total
         recorder.append(entry)
+    }
+}
+
+extension ExchangeRecording {
+    /// A text body with a secret in it is stored with the secret replaced: its size and digest become
+    /// the redacted text's, and its writes one write of it (the pacing of a body that held a secret is
+    /// not kept).
+    fileprivate func redactText() {
+        let content = entry.response.content
+        guard content.encoding == nil, let text = content.text else { return }
+        let redacted = recorder.redactor.redact(text)
+        guard redacted != text else { return }
+        let bytes = Data(redacted.utf8)
+        entry.response.content.text = redacted
+        entry.response.content.size = bytes.count
+        entry.response.content.sha256 = BodyStore.hex(SHA256.hash(data: bytes))
+        entry.response.bodySize = bytes.count
+        entry.writes = [[entry.writes?.first?[0] ?? 0, Double(bytes.count)]]
+        entry.fault?.atByte = bytes.count
     }
 }
 

@@ -72,6 +72,14 @@ public enum HARReader {
                     "\(path).timings.\(name)",
                     "must be a number of milliseconds from 0 to \(Int(longestTiming)) (a day), not \(value)")
             }
+            guard entry.time.isFinite, entry.time >= 0, entry.time <= 4 * longestTiming else {
+                throw fail(
+                    "\(path).time",
+                    "must be a number of milliseconds from 0 to \(Int(4 * longestTiming)), not \(entry.time)")
+            }
+            if let offset = entry.offset, !(offset.isFinite && offset >= 0 && offset <= 1e12) {
+                throw fail("\(path)._offset", "must be a number of milliseconds from 0 to 10^12, not \(offset)")
+            }
             try checkContent(entry.response.content, at: "\(path).response.content", fail: fail)
             try checkWrites(entry, at: path, fail: fail)
         }

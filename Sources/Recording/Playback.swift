@@ -76,8 +76,8 @@ public struct Playback: Sendable {
         keys = entries.enumerated().compactMap { index, entry in
             if let service, let recorded = entry.service, recorded != service { return nil }
             // A failed flow (mitmproxy writes status 0) has no answer to give, unless it is our record of
-            // a connection closed on purpose before any status line.
-            guard entry.response.status > 0 || entry.fault != nil else { return nil }
+            // a connection closed on purpose before any status line; nor has an informational (1xx) one.
+            guard entry.response.status >= 200 || entry.response.status == 0 && entry.fault != nil else { return nil }
             let headers = entry.request.headers.map { (name: $0.name, value: $0.value) }
             let display =
                 "\(entry.request.method) \(Self.target(of: entry.request.url))"

@@ -35,9 +35,18 @@ public struct Redactor: Sendable {
     public static let shortestSecret = 6
 
     public init(secrets: [Secret] = []) {
-        // Longest first, so a secret that contains another is replaced whole.
-        self.secrets = secrets.filter { $0.value.utf8.count >= Self.shortestSecret }
-            .sorted { $0.value.utf8.count > $1.value.utf8.count }
+        // Each also as a URL would carry it, percent-encoded; longest first, so a secret that contains
+        // another is replaced whole.
+        var all: [Secret] = []
+        for secret in secrets where secret.value.utf8.count >= Self.shortestSecret {
+            if !all.contains(where: { $0.value == secret.value }) { all.append(secret) }
+            if let encoded = secret.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics),
+                encoded != secret.value, !all.contains(where: { $0.value == encoded })
+            {
+                all.append(Secret(name: secret.name, value: encoded))
+            }
+        }
+        self.secrets = all.sorted { $0.value.utf8.count > $1.value.utf8.count }
     }
 
     public static func marker(_ name: String) -> String { "[redacted: \(name)]" }

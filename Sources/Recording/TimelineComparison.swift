@@ -24,7 +24,7 @@ public enum TimelineComparison {
             "deviceToken",
             "elapsed", "seconds", "after", "took", "duration", "home", "container", "client", "location",
             "temporaryFile", "createdAt", "updatedAt", "pushId", "statusId", "pushStatusId", "installation",
-            "taskIdentifier",
+            "taskIdentifier", "timestamp", "until",
         ]
 
         public init() {}
@@ -167,7 +167,8 @@ public enum TimelineComparison {
             attributes = events.map { event in
                 var normalised: [String: String] = [:]
                 for (key, value) in event.attributes where !options.ignoredAttributes.contains(key) {
-                    normalised[key] = Self.normalise(value)
+                    // Content digests say what arrived: they are compared as they are.
+                    normalised[key] = Self.digestAttributes.contains(key) ? value : Self.normalise(value)
                 }
                 return normalised
             }
@@ -185,6 +186,9 @@ public enum TimelineComparison {
         func index(near offset: Double) -> Int? {
             events.indices.min { abs(self.offset($0) - offset) < abs(self.offset($1) - offset) }
         }
+
+        /// Attributes that hold the digest of content, never an identifier.
+        static let digestAttributes: Set<String> = ["sha256", "etag", "digest"]
 
         /// Hex runs, UUIDs, loopback ports and temporary paths become placeholders.
         static func normalise(_ value: String) -> String {

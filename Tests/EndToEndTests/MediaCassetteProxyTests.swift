@@ -90,6 +90,17 @@ import Glibc
         #expect(check.standardOutput.contains("ok 4 entries"), "\(check.transcript)")
     }
 
+    @Test func withAnUpstreamAloneEveryRequestIsForwarded() async throws {
+        let nginx = try await ListeningPeer.nginx(root: try root())
+        let proxy = try await ServedHarness("upstream-only", arguments: ["--media-upstream", nginx.url])
+        for request in Self.requests {
+            let direct = try await fetch(nginx.url + request.path, request.arguments)
+            #expect(try await fetch(proxy.url("media") + request.path, request.arguments) == direct, "\(request)")
+        }
+        #expect(await proxy.stop() == 0)
+        #expect(await nginx.stop() == 0)
+    }
+
     @Test func newEpisodesForwardsAndAddsWhatTheCassetteLacks() async throws {
         let nginx = try await ListeningPeer.nginx(root: try root())
         let cassette = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")

@@ -104,6 +104,45 @@ struct CassetteRecorderTests {
         #expect(har.contains("[redacted: authorization]"))
     }
 
+    @Test func anEarlierCassetteStaysWholeUntilTheNewOneIsClosed() throws {
+        let folder = try TemporaryFolder.make()
+        let first = try CassetteRecorder(directory: folder, redactor: Redactor())
+        Self.get(first).finish()
+        try first.close(CassetteMeta(scenario: "first", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let second = try CassetteRecorder(directory: folder, redactor: Redactor())
+        Self.get(second).finish()
+        Self.get(second).finish()
+        #expect(try Cassette.open(folder).meta?.scenario == "first", "the new recording is not closed yet")
+        try second.close(CassetteMeta(scenario: "second", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let now = try Cassette.open(folder)
+        #expect(now.meta?.scenario == "second")
+        #expect(now.har.log.entries.count == 2)
+        let beside = try FileManager.default.contentsOfDirectory(atPath: folder.deletingLastPathComponent().path)
+        #expect(!beside.contains { $0.hasPrefix(".\(folder.lastPathComponent).recording-") })
+    }
+
+    @Test func aTextBodyWithASecretIsStoredRedactedWithItsOwnSizeAndDigest() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        recorder.redact(also: [.init(name: "Parse REST API key", value: "rest-key-1234")])
+        let exchange = Self.get(recorder)
+        exchange.head(status: 200, statusText: "OK", headers: [("Content-Type", "application/json")])
+        Data(#"{"restKey":"rest-key-1234","url":"/x?k=rest%2Dkey%2D1234"}"#.utf8).withUnsafeBytes { exchange.write($0) }
+        exchange.finish()
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let text = try String(contentsOf: folder.appendingPathComponent("traffic.har"), encoding: .utf8)
+        #expect(!text.contains("rest-key-1234"))
+        #expect(!text.contains("rest%2Dkey%2D1234"))
+        let cassette = try Cassette.open(folder)
+        guard case .inline(let body) = cassette.body(of: 0) else {
+            Issue.record("a small body is inline")
+            return
+        }
+        #expect(String(decoding: body, as: UTF8.self).contains("[redacted: Parse REST API key]"))
+        #expect(cassette.har.log.entries[0].response.bodySize == body.count)
+        #expect(cassette.har.log.entries[0].response.content.sha256 == Self.sha256(body))
+    }
+
     @Test func aFolderHoldingSomethingElseIsNotRecordedInto() throws {
         let folder = try TemporaryFolder.make()
         try Data("mine".utf8).write(to: folder.appendingPathComponent("notes.txt"))
@@ -119,9 +158,10 @@ struct CassetteRecorderTests {
         let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
         let exchange = Self.get(recorder)
         exchange.finish()
+        // It is written beside the folder until closed: the folder itself holds no half cassette.
         let error = try #require(throws: CassetteError.self) { try Cassette.open(folder) }
         #expect(error.file.hasSuffix("meta.json"))
-        #expect(error.problem.contains("never finished"))
+        #expect(error.problem.contains("is missing"))
     }
 
     @Test func aNewerFormatAndAMissingBodyAreRefused() throws {
@@ -159,5 +199,26 @@ enum TemporaryFolder {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("recording-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
+    }
+}
+
+/// A cassette exported as one HAR: every body inline, the same bytes, readable again.
+struct HARExportTests {
+    @Test func everyBodyGoesInlineAndReadsBackTheSame() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let large = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let exchange = CassetteRecorderTests.get(recorder)
+        exchange.head(status: 200, statusText: "OK", headers: [("Content-Type", "image/jpeg")])
+        large.withUnsafeBytes { exchange.write($0) }
+        exchange.finish()
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+
+        let output = folder.appendingPathComponent("export.har")
+        #expect(try HARExport.selfContained(try Cassette.open(folder), to: output) == 1)
+        let alone = try Cassette.open(output)
+        #expect(alone.har.log.entries[0].response.content.file == nil)
+        #expect(alone.body(of: 0) == .inline(large))
+        #expect(alone.har.log.entries[0].writes?.count == 1, "our own fields stay")
     }
 }

@@ -37,7 +37,8 @@ public final class ListeningPeer: Sendable {
         throw PeerDidNotStart(what: what, output: output)
     }
 
-    /// nginx serving `root` with its defaults (ETags, ranges, keep-alive), in the foreground.
+    /// nginx serving `root` with its defaults (ETags, ranges, keep-alive), in the foreground and in one
+    /// process (no master), so that whatever ends it ends all of it.
     public static func nginx(root: URL) async throws -> ListeningPeer {
         let work = try PackagePaths.temporaryDirectory("nginx")
         // nginx's workers may run as another user: they must be able to read the files.
@@ -45,12 +46,13 @@ public final class ListeningPeer: Sendable {
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
             chmod(root.appendingPathComponent(name).path, 0o755)
         }
-        return try await start("nginx", ready: "start worker process") { port in
+        // nginx reports its limits once its sockets are bound (a taken port ends it before that).
+        return try await start("nginx", ready: "getrlimit(RLIMIT_NOFILE)") { port in
             let conf = work.appendingPathComponent("nginx-\(port).conf")
             let temp = work.path
             try """
             daemon off;
-            worker_processes 1;
+            master_process off;
             pid \(temp)/nginx-\(port).pid;
             error_log stderr notice;
             events { worker_connections 256; }
@@ -62,7 +64,7 @@ public final class ListeningPeer: Sendable {
                 server { listen 127.0.0.1:\(port); root \(root.path); }
             }
             """.write(to: conf, atomically: true, encoding: .utf8)
-            return ("/usr/sbin/nginx", ["-c", conf.path, "-p", temp])
+            return (PackagePaths.python, ["-c", unblockingSignals, "/usr/sbin/nginx", "-c", conf.path, "-p", temp])
         }
     }
 
@@ -74,17 +76,13 @@ public final class ListeningPeer: Sendable {
             throw PeerDidNotStart(what: "mitmdump", output: "no \(executable): ci/test installs mitmproxy there")
         }
         // Python buffers a pipe's output: unbuffered, the line that says it listens arrives at once.
-        // The test runner's threads may have signals blocked, and a child keeps the mask it was started
-        // with: Python would then never see the SIGTERM that makes mitmdump write its HAR. So the mask is
-        // cleared before mitmdump starts.
         let python = PackagePaths.root.appendingPathComponent(".venv-mitmproxy/bin/python").path
-        let unblocked =
-            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
         return try await start("mitmdump", ready: "listening at", environment: ["PYTHONUNBUFFERED": "1"]) { port in
             (
                 python,
                 [
-                    "-c", unblocked, executable, "--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1", "-p",
+                    "-c", unblockingSignals, executable, "--mode", "reverse:\(upstream)", "--listen-host", "127.0.0.1",
+                    "-p",
                     "\(port)", "--set",
                     "hardump=\(har.path)", "--set", "confdir=\(har.deletingLastPathComponent().path)/mitmproxy-conf",
                 ]
@@ -92,9 +90,22 @@ public final class ListeningPeer: Sendable {
         }
     }
 
-    /// Stops the peer with `signal` and returns its exit status.
+    /// Python that clears the signal mask and becomes the program in its arguments. The test runner's
+    /// threads may have signals blocked, and a child keeps the mask it was started with: mitmdump would
+    /// then never see the SIGTERM that makes it write its HAR, nor a one-process nginx its SIGTERM.
+    static let unblockingSignals =
+        "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
+
+    /// Stops the peer with `signal` and returns its exit status; SIGKILL after a minute, if it has not
+    /// gone (then the status is that of the kill).
     public func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
         process.send(signal)
+        let process = process
+        let killer = Task {
+            try await Task.sleep(for: .seconds(60))
+            process.send(SIGKILL)
+        }
+        defer { killer.cancel() }
         return await process.waitForExit()
     }
 
