@@ -10,17 +10,25 @@ enum RunReport {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        var lines = Data()
-        for event in events {
-            lines.append(try encoder.encode(event))
-            lines.append(UInt8(ascii: "\n"))
-        }
-        try lines.write(to: result.reportDirectory.appendingPathComponent("timeline.jsonl"))
+        try timelineLines(events).write(to: result.reportDirectory.appendingPathComponent("timeline.jsonl"))
         try junit([result], time: result.seconds).write(
             to: result.reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
         try encoder.encode(Summary(result)).write(to: result.reportDirectory.appendingPathComponent("report.json"))
         try HTMLReport.render(result, events: events).write(
             to: result.reportDirectory.appendingPathComponent("report.html"), atomically: true, encoding: .utf8)
+    }
+
+    /// The events as `timeline.jsonl` holds them, one JSON object a line: the report's and a cassette's.
+    static func timelineLines(_ events: [TimelineEvent]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var lines = Data()
+        for event in events {
+            lines.append(try encoder.encode(event))
+            lines.append(UInt8(ascii: "\n"))
+        }
+        return lines
     }
 
     /// One test case per scenario; `time` is the wall time of the whole batch.

@@ -35,20 +35,6 @@ extension ScenarioRunner {
         return secrets
     }
 
-    /// The events as `timeline.jsonl` holds them.
-    static func timelineLines(_ events: [TimelineEvent]) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        var lines = Data()
-        for event in events {
-            guard let line = try? encoder.encode(event) else { continue }
-            lines.append(line)
-            lines.append(UInt8(ascii: "\n"))
-        }
-        return lines
-    }
-
     /// Closes the cassette: the run's timeline (redacted) beside the traffic, and `meta.json` saying
     /// what was recorded and whether the run got to its end.
     func closeCassette(
@@ -64,7 +50,7 @@ extension ScenarioRunner {
         case .interrupted, .setupError, .skipped: meta.complete = false
         }
         meta.outcome = outcome.label
-        let timeline = redactor.redact(String(decoding: Self.timelineLines(events), as: UTF8.self))
+        let timeline = redactor.redact(String(decoding: try RunReport.timelineLines(events), as: UTF8.self))
         try recorder.close(meta, timeline: Data(timeline.utf8))
     }
 
@@ -153,7 +139,7 @@ extension ServiceStack {
         // A kept cassette's timeline is the recorded run's: the served one does not replace it.
         let timeline =
             kept?.timelineURL != nil
-            ? nil : Data(redactor.redact(String(decoding: ScenarioRunner.timelineLines(events), as: UTF8.self)).utf8)
+            ? nil : Data(redactor.redact(String(decoding: try RunReport.timelineLines(events), as: UTF8.self)).utf8)
         try recorder.close(meta, timeline: timeline)
     }
 }

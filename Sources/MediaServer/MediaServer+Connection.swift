@@ -97,12 +97,18 @@ extension MediaServer {
         #endif
     }
 
-    /// The reply to a request to `path`, with the faults drawn for it: decided by ``MediaReply`` around
-    /// the one lookup it needs, the file (its current version, and its validators from the cache).
-    func reply(to request: HTTPRequestHead, path: String, alterations: ReplyAlterations) -> MediaReply {
+    /// The headers every answer of this server starts with: who it is, and when.
+    func serverHeaders() -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
         headers.add(name: "Date", value: dateHeader.format(Date()))
+        return headers
+    }
+
+    /// The reply to a request to `path`, with the faults drawn for it: decided by ``MediaReply`` around
+    /// the one lookup it needs, the file (its current version, and its validators from the cache).
+    func reply(to request: HTTPRequestHead, path: String, alterations: ReplyAlterations) -> MediaReply {
+        var headers = serverHeaders()
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")
         if let early = MediaReply.early(
             to: request, maxHeaderFields: configuration.limits.maxHeaderFields, alterations: alterations,

@@ -150,9 +150,7 @@ extension MediaServer {
         timeline.publish(
             .mediaNotRecorded, source: "media",
             ["method": request.method.rawValue, "path": request.uri, "nearest": nearest ?? ""])
-        var headers = HTTPHeaders()
-        headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
-        headers.add(name: "Date", value: dateHeader.format(Date()))
+        var headers = serverHeaders()
         headers.add(name: MediaReplay.notRecordedHeader, value: "\(request.method.rawValue) \(request.uri)")
         headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
         headers.add(name: "Connection", value: request.isKeepAlive ? "keep-alive" : "close")

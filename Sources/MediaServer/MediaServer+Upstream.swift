@@ -61,9 +61,7 @@ extension MediaServer {
     ) async throws -> ConnectionEnding {
         let reason = "\(upstream.url) could not be reached: \(error)"
         let status = HTTPResponseStatus.badGateway
-        var headers = HTTPHeaders()
-        headers.add(name: "Server", value: "Apache/2.2.26 (Unix) PushHarness")
-        headers.add(name: "Date", value: dateHeader.format(Date()))
+        var headers = serverHeaders()
         headers.add(
             name: MediaUpstream.errorHeader, value: String(reason.prefix(200)).replacingOccurrences(of: "\n", with: " ")
         )

@@ -91,31 +91,36 @@ import Glibc
     }
 
     /// A scenario file with the reference app and a build of it with a bug, and a media fault rule
-    /// that fires with a probability and no seed.
-    func randomFaultConfiguration() throws -> URL {
+    /// that fires with a probability and no seed, serving a copy of the catalogue's media at `media`
+    /// (which a test can delete, so that only a cassette can answer).
+    func randomFaultConfiguration(media: URL) throws -> URL {
+        try FileManager.default.copyItem(atPath: ScenarioFixtures.media, toPath: media.path)
         let bug = "\(ScenarioFixtures.nasaTV), --bug, never-calls-completion-handler"
-        return try ScenarioFixtures.writeConfiguration(
+        let text =
             ScenarioFixtures.header(
                 media:
                     "throttle: 400KB/s, faults: [{fault: reset, path: /photos/*, afterFraction: 0.37, probability: 0.9, count: 1}]",
                 device: "backgroundPushBudget: 5s")
-                    + """
-                      buggy:
-                        bundleId: com.razeware.NASA-TV
-                        command: [\(bug)]
-                        backgroundModes: [remote-notification]
-                    scenarios:
-                      random-fault:
-                        steps:
-                    \(ScenarioFixtures.silentPushSteps(indent: 6))
-                        expect:
-                          within: 60s
-                          chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
-                    """)
+                + """
+                  buggy:
+                    bundleId: com.razeware.NASA-TV
+                    command: [\(bug)]
+                    backgroundModes: [remote-notification]
+                scenarios:
+                  random-fault:
+                    steps:
+                \(ScenarioFixtures.silentPushSteps(indent: 6))
+                    expect:
+                      within: 60s
+                      chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
+                """
+        return try ScenarioFixtures.writeConfiguration(
+            text.replacingOccurrences(of: "root: \(ScenarioFixtures.media)", with: "root: \(media.path)"))
     }
 
     @Test func aRandomFaultReplaysAtTheSameByteAndABuggyAppIsCaughtAtItsFirstDivergence() async throws {
-        let file = try randomFaultConfiguration()
+        let media = try PackagePaths.temporaryDirectory().appendingPathComponent("media")
+        let file = try randomFaultConfiguration(media: media)
         let folder = file.deletingLastPathComponent()
         // The rule fires with probability 0.9: record until a recording holds the fault (each try draws
         // a new seed), at most ten times.
@@ -136,6 +141,8 @@ import Glibc
         let meta = try String(contentsOf: recorded.appendingPathComponent("meta.json"), encoding: .utf8)
         #expect(meta.contains("\"media.faults[1]\""), "the drawn seed is kept: \(meta)")
         #expect(recordedFaults.map { $0["how"] } == ["RST"])
+        // From here on only the cassette can answer: a replay that served the folder would find nothing.
+        try FileManager.default.removeItem(at: media)
 
         for round in 1...3 {
             let reports = folder.appendingPathComponent("replay\(round)")

@@ -101,12 +101,12 @@ public final class ListeningPeer: Sendable {
     public func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
         process.send(signal)
         let process = process
-        let killer = Task {
-            try await Task.sleep(for: .seconds(60))
+        do {
+            return try await withDeadline(.seconds(60), "\(process.pid) to exit") { await process.waitForExit() }
+        } catch {
             process.send(SIGKILL)
+            return await process.waitForExit()
         }
-        defer { killer.cancel() }
-        return await process.waitForExit()
     }
 
     public struct PeerDidNotStart: Error, CustomStringConvertible {
