@@ -1,4 +1,5 @@
 import ArgumentParser
+import HarnessCore
 import Logging
 
 /// The `harness` command: a thin layer over HarnessCore that parses arguments and prints.
@@ -23,5 +24,22 @@ struct ConfigOptions: ParsableArguments {
         var logger = Logger(label: "harness")
         logger.logLevel = verbose ? .debug : .error
         return logger
+    }
+}
+
+/// How `harness run` and `harness replay` set up what they run.
+struct RunSetup: ParsableArguments {
+    @Flag(help: "Bind every service to a free port instead of the configured ones, so runs can share a machine.")
+    var ephemeralPorts = false
+
+    @Flag(help: "Do not run the apps' build commands (they are already built).")
+    var skipBuild = false
+
+    /// `configuration` with these flags applied.
+    func apply(to configuration: inout HarnessConfiguration) {
+        if ephemeralPorts { configuration.services.useEphemeralPorts() }
+        if skipBuild {
+            for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
+        }
     }
 }

@@ -29,11 +29,7 @@ struct Replay: AsyncParsableCommand {
     @Option(help: "Where to write the reports (default .harness/runs/<time>-<scenario>-replay).")
     var reportDir: String?
 
-    @Flag(help: "Bind every service to a free port instead of the configured ones.")
-    var ephemeralPorts = false
-
-    @Flag(help: "Do not run the apps' build commands (they are already built).")
-    var skipBuild = false
+    @OptionGroup var setup: RunSetup
 
     func run() async throws {
         guard tolerance.isFinite, (0...3600).contains(tolerance) else {
@@ -51,10 +47,7 @@ struct Replay: AsyncParsableCommand {
                     + "serve it with 'harness serve --replay \(cassette)'", code: 2)
         }
         var configuration = try loadConfiguration(options.config)
-        if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        if skipBuild {
-            for app in configuration.apps.keys { configuration.apps[app]?.build = nil }
-        }
+        setup.apply(to: &configuration)
         guard var scenario = configuration.scenario(named: name) else {
             fail("the cassette replays scenario '\(name)', which \(options.config) does not have", code: 2)
         }

@@ -28,11 +28,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Where to write the reports (default .harness/runs/<time>-<scenario or batch>).")
     var reportDir: String?
 
-    @Flag(help: "Bind every service to a free port instead of the configured ones, so runs can share a machine.")
-    var ephemeralPorts = false
-
-    @Flag(help: "Do not run the apps' build commands (they are already built).")
-    var skipBuild = false
+    @OptionGroup var setup: RunSetup
 
     @Option(
         help: ArgumentHelp(
@@ -49,10 +45,7 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
-        if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        if skipBuild {
-            for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
-        }
+        setup.apply(to: &configuration)
         var selected = try select(from: configuration)
         selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.config)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
