@@ -55,6 +55,7 @@ let package = Package(
         .target(
             name: "FakeAPNs",
             dependencies: [
+                "Recording",
                 "HarnessTimeline",
                 "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -89,6 +90,7 @@ let package = Package(
         .target(
             name: "FakeParse",
             dependencies: [
+                "Recording",
                 "HarnessTimeline",
                 "HTTPServiceSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -107,11 +109,12 @@ let package = Package(
         ),
         .target(
             name: "PushChannel",
-            dependencies: ["DeviceProtocol", "HarnessTimeline"]
+            dependencies: ["Recording", "DeviceProtocol", "HarnessTimeline"]
         ),
         .target(
             name: "DeviceSimulator",
             dependencies: [
+                "Recording",
                 "DeviceProtocol",
                 "PushChannel",
                 "HarnessTimeline",

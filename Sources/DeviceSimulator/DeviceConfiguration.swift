@@ -1,4 +1,5 @@
 import Foundation
+import Recording
 
 /// How the simulated device behaves. Defaults follow iOS where Apple documents a number.
 public struct DeviceConfiguration: Sendable {
@@ -27,6 +28,8 @@ public struct DeviceConfiguration: Sendable {
     public var timeScale: Double = 1
     /// Extra environment for every app (service URLs, keys).
     public var environment: [String: String] = [:]
+    /// Records each app's device-protocol lines into this cassette (`transcripts/<bundle id>.jsonl`).
+    public var recorder: CassetteRecorder?
 
     public init(dataDirectory: URL, socketPath: String) {
         self.dataDirectory = dataDirectory

@@ -35,14 +35,19 @@ extension DeviceSimulator {
         _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, connection: AppConnection, peer: pid_t?,
         key: ObjectIdentifier, bundleId: inout String?
     ) async throws {
+        let tap = configuration.recorder.map(TranscriptTap.init)
         try await channel.executeThenClose { inbound, outbound in
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {
-                    for await line in connection.outgoing { try await outbound.write(line) }
+                    for await line in connection.outgoing {
+                        tap?.record(.device, line)
+                        try await outbound.write(line)
+                    }
                 }
                 // Closing the outbox lets the writer send what is queued (a refusal, say), then end.
                 defer { connection.close() }
                 for try await line in inbound {
+                    tap?.record(.app, line)
                     let message: RPCMessage
                     switch RPCLine.parse(line.readableBytesView) {
                     case .success(let parsed):
@@ -66,6 +71,7 @@ extension DeviceSimulator {
                             peersBeforeHello[key] = nil
                             if let response { connection.send(response) }
                             bundleId = app
+                            tap?.named(app)
                             flushHeld(app)
                         case .refused(let response, let claimedBundleId):
                             peersBeforeHello[key] = nil

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServiceSupport
+import Recording
 
 /// How FakeAPNs listens, which credentials it makes and how it delivers. Every port may be 0 (any
 /// free port).
@@ -36,6 +37,8 @@ public struct FakeAPNsConfiguration: Sendable {
     /// that a long-running FakeAPNs does not grow without end (an entry takes about 1 KB); nil keeps
     /// every request.
     public var logRetention: Int? = 100_000
+    /// Records every provider exchange into this cassette (HTTP/2, with its stream).
+    public var recorder: CassetteRecorder?
     /// Where `ca.pem` and `AuthKey_<keyId>.p8` are written.
     public var credentialsDirectory: URL
 

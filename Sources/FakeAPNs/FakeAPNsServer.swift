@@ -163,7 +163,8 @@ public final class FakeAPNsServer: Service, Sendable {
                     try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
                     try pipeline.addHandler(
                         ProviderConnectionHandler(
-                            endpoint: endpoint, connection: ProviderConnection(environment: environment)))
+                            endpoint: endpoint, connection: ProviderConnection(environment: environment),
+                            recorder: configuration.recorder))
                     try pipeline.addHandler(ConnectionGoAway())
                 }
             }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 import NIOSSL
+import Recording
 
 /// Serves one provider connection from its HTTP/2 frames: collects each stream's request, lets the
 /// endpoint decide, and answers on the same stream.
@@ -37,13 +38,18 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     private let endpoint: ProviderEndpoint
     private let connection: ProviderConnection
+    /// Records each exchange into a cassette, when the server records.
+    private let recorder: CassetteRecorder?
+    /// The connection's id in the cassette, taken at its first request.
+    private var recordedConnection: String?
     private var pending: [HTTP2StreamID: PendingRequest] = [:]
     /// Answers written during this read, flushed together when it completes.
     private var flushPending = false
 
-    init(endpoint: ProviderEndpoint, connection: ProviderConnection) {
+    init(endpoint: ProviderEndpoint, connection: ProviderConnection, recorder: CassetteRecorder? = nil) {
         self.endpoint = endpoint
         self.connection = connection
+        self.recorder = recorder
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -142,23 +148,44 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     private func respond(_ received: PendingRequest, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
         let request = ProviderRequest(headers: received.headers, body: Data(received.body.readableBytesView))
+        let recording = record(request, on: stream)
         if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
         raiseConcurrentStreamsIfAuthenticated(context: context)
         guard answer.delay > .zero else {
-            write(answer, on: stream, context: context)
+            write(answer, on: stream, context: context, recording: recording)
             return
         }
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let bound = NIOLoopBound((self, context, recording), eventLoop: context.eventLoop)
         context.eventLoop.scheduleTask(in: TimeAmount(answer.delay)) {
-            let (handler, context) = bound.value
-            handler.write(answer, on: stream, context: context)
+            let (handler, context, recording) = bound.value
+            handler.write(answer, on: stream, context: context, recording: recording)
             handler.flushPending = false
             context.flush()
         }
     }
 
-    private func write(_ answer: ProviderEndpoint.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
+    /// Starts the record of an exchange, when the server records: the request as it came, pseudo-headers
+    /// in the method and URL, the payload as its text.
+    private func record(_ request: ProviderRequest, on stream: HTTP2StreamID) -> ExchangeRecording? {
+        guard let recorder else { return nil }
+        if recordedConnection == nil { recordedConnection = recorder.connectionID() }
+        func pseudo(_ name: String) -> String { request.headers.first { $0.name == name }?.value ?? "" }
+        let recording = recorder.exchange(
+            service: "apns", link: "provider→apns", connection: recordedConnection, method: pseudo(":method"),
+            url: "\(pseudo(":scheme"))://\(pseudo(":authority"))\(pseudo(":path"))", httpVersion: "HTTP/2",
+            headers: request.headers.filter { !$0.name.hasPrefix(":") },
+            requestBody: request.body.isEmpty ? nil : String(decoding: request.body, as: UTF8.self),
+            requestMimeType: request.headers.first { $0.name == "content-type" }?.value ?? "application/json")
+        recording.stream(Int(stream))
+        return recording
+    }
+
+    private func write(
+        _ answer: ProviderEndpoint.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext,
+        recording: ExchangeRecording?
+    ) {
+        defer { recording?.finish() }
         // Identifiers are new in every answer: HPACK would only churn its dynamic table indexing them.
         switch answer.outcome {
         case .success:
@@ -170,6 +197,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
                 headers.add(
                     name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
             }
+            recording?.head(
+                status: 200, statusText: "OK",
+                headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
             write(
                 HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))),
                 context: context)
@@ -180,6 +210,10 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
                 ("content-length", "\(json.utf8.count)"),
             ])
             headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
+            recording?.head(
+                status: reason.status, statusText: reason.reason,
+                headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
+            recording?.write(Data(json.utf8))
             write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))), context: context)
             let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
             write(HTTP2Frame(streamID: stream, payload: .data(body)), context: context)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServiceSupport
+import Recording
 
 /// Parse Server's keys, where FakeParse listens and stores, and the APNs provider it pushes through.
 public struct FakeParseConfiguration: Sendable {
@@ -15,6 +16,8 @@ public struct FakeParseConfiguration: Sendable {
     public var masterKey = "master-key"
     /// The SQLite file; created if missing.
     public var databasePath: String
+    /// Records every exchange into this cassette (`app→parse`, and `backend→parse` for `/push`).
+    public var recorder: CassetteRecorder?
     public var apns: APNsProviderConfiguration
 
     public init(databasePath: String, apns: APNsProviderConfiguration) {

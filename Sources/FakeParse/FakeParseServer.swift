@@ -16,6 +16,8 @@ public final class FakeParseServer: Service, Sendable {
 
     /// The port bound, or the configured one before ``run()`` has bound it.
     public var port: Int { listener.boundPort ?? configuration.port }
+    /// The origin recorded exchanges name: the bound port once ``listening()`` has returned.
+    private let origin: LockedState<String>
     public var url: String { "http://\(configuration.host):\(port)/parse" }
 
     /// Opens the database and readies the APNs provider; ``run()`` binds the port and serves.
@@ -32,9 +34,14 @@ public final class FakeParseServer: Service, Sendable {
         let pushes = PushSender(store: store, provider: provider, timeline: timeline)
         let routes = ParseRoutes(configuration: configuration, store: store, pushes: pushes, timeline: timeline)
         let router = Router()
+        let origin = LockedState("http://\(configuration.host):\(configuration.port)")
+        if let recorder = configuration.recorder {
+            router.add(middleware: RecordingMiddleware(recorder: recorder) { origin.withLock { $0 } })
+        }
         routes.register(on: router.group("parse"))
         self.configuration = configuration
         self.pushes = pushes
+        self.origin = origin
         listener = HTTPListener(
             router: router, host: configuration.host, port: configuration.port, service: "parse",
             setting: ("parse", "port"), timeline: timeline, limits: configuration.limits, logger: logger)
@@ -52,7 +59,10 @@ public final class FakeParseServer: Service, Sendable {
     }
 
     /// Returns once the port is bound; throws what ended ``run()`` before that.
-    public func listening() async throws { _ = try await listener.listening() }
+    public func listening() async throws {
+        _ = try await listener.listening()
+        origin.withLock { $0 = "http://\(configuration.host):\(port)" }
+    }
 
     /// Serves until graceful shutdown or cancellation; then lets open requests and pushes in flight
     /// finish, and closes the APNs connection.

@@ -139,7 +139,7 @@ struct Serve: AsyncParsableCommand {
                 return (nil, nil)
             case .fresh:
                 let recorder = try CassetteRecorder(directory: url, redactor: ServiceStack.redactor(for: services))
-                services.media.recorder = recorder
+                services.recorder = recorder
                 return (recorder, nil)
             case .adding:
                 guard isFolder.boolValue else {
@@ -147,7 +147,7 @@ struct Serve: AsyncParsableCommand {
                 }
                 let recorder = try CassetteRecorder(
                     directory: url, redactor: ServiceStack.redactor(for: services), keeping: kept)
-                services.media.recorder = recorder
+                services.recorder = recorder
                 return (recorder, kept)
             }
         } catch let error as CassetteError {

@@ -66,7 +66,11 @@ public struct ScenarioRunner: Sendable {
             if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
             if let recordInto {
                 recorder = try CassetteRecorder(directory: recordInto, redactor: redactor)
-                services.media.recorder = recorder
+                services.recorder = recorder
+            }
+            // A replay's clock starts where the recording's did: recorded pushes are due by it.
+            let pushes = replaying.map {
+                PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now)
             }
             if let replaying { services.media.replay = MediaReplay(cassette: replaying) }
             let services = try await ServiceStack.start(
@@ -81,7 +85,7 @@ public struct ScenarioRunner: Sendable {
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
             (outcome, verdict, explanation) = try await services.whileRunning {
-                try await drive(scenario, services: services, timeline: timeline, digest: digest)
+                try await drive(scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
             }
         } catch is CancellationError {
             outcome = .interrupted
@@ -133,7 +137,7 @@ public struct ScenarioRunner: Sendable {
     /// Runs the steps, then waits for the chain to complete, a forbidden event, or the deadline.
     private func drive(
         _ scenario: Scenario, services: ServiceStack, timeline: Timeline,
-        digest: @escaping @Sendable (String) -> String?
+        digest: @escaping @Sendable (String) -> String?, pushes: PushSchedule?
     ) async throws -> (RunOutcome, ChainVerdict, String) {
         let device = services.device
         // The apps the steps name, and the others whose bundle id none of those has: two entries may be
@@ -149,7 +153,8 @@ public struct ScenarioRunner: Sendable {
                     bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,
                     backgroundModes: app.backgroundModes, environment: app.environment))
         }
-        let steps = StepDriver(configuration: configuration, services: services, timeline: timeline, digest: digest)
+        let steps = StepDriver(
+            configuration: configuration, services: services, timeline: timeline, digest: digest, pushes: pushes)
         for step in scenario.steps {
             timeline.publish(.stepStarted, source: "harness", ["step": step.description])
             try await steps.perform(step)

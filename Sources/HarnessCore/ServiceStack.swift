@@ -58,7 +58,7 @@ public final class ServiceStack: Sendable {
             parse = try FakeParseServer(
                 configuration: services.parse(pushingThrough: apns), timeline: timeline, logger: logger)
             bound.append { await parse.close() }
-            pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway))
+            pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder)
             device = DeviceSimulator(
                 configuration: services.device, timeline: timeline, pushRegistry: pushChannel, logger: logger)
             try await device.bind()

@@ -3,6 +3,7 @@ import FakeAPNs
 import FakeParse
 import Foundation
 import MediaServer
+import Recording
 
 /// harness.yml's `services`: the libraries' own configurations, which the file's keys overlay. The
 /// harness changes only the defaults stated in ``init(baseDirectory:)``; a run then fills in what it
@@ -12,6 +13,9 @@ public struct ServicesConfiguration: Sendable {
     public var media: MediaServerConfiguration
     public var parse: FakeParseConfiguration
     public var device: DeviceConfiguration
+    /// Records every link of the run into this cassette: each service's exchanges, the deliveries to
+    /// the device and the apps' transcripts (``forRun(stateDirectory:socketPath:)`` hands it to each).
+    public var recorder: CassetteRecorder?
 
     /// The libraries' defaults, but for the tutorial's: NASA TV's Parse keys, and the media files under
     /// `Fixtures/media` beside harness.yml (in `baseDirectory`). docs/harness-yml.md lists every default.
@@ -55,6 +59,12 @@ public struct ServicesConfiguration: Sendable {
         run.parse.databasePath = stateDirectory.appendingPathComponent("parse.sqlite").path
         run.device.dataDirectory = stateDirectory.appendingPathComponent("device")
         run.device.socketPath = socketPath
+        if let recorder {
+            run.apns.recorder = recorder
+            run.media.recorder = recorder
+            run.parse.recorder = recorder
+            run.device.recorder = recorder
+        }
         return run
     }
 

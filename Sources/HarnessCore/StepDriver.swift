@@ -3,6 +3,7 @@ import DeviceSimulator
 import Foundation
 import HarnessTimeline
 import NIOCore
+import Recording
 
 /// Carries out scenario steps against the running services, as a user or a backend would.
 struct StepDriver {
@@ -10,6 +11,8 @@ struct StepDriver {
     let services: ServiceStack
     let timeline: Timeline
     let digest: @Sendable (String) -> String?
+    /// Replaying: the recorded pushes, which push steps send in place of their own, at their times.
+    var pushes: PushSchedule?
 
     func perform(_ step: Step) async throws {
         switch step {
@@ -69,15 +72,29 @@ struct StepDriver {
         }
     }
 
-    /// `POST /parse/push` with the master key, as a backend would.
+    /// `POST /parse/push` with the master key, as a backend would. Replaying, the step sends the next
+    /// recorded push instead, no sooner than it was sent in the recording; once the recorded ones are
+    /// used up, its own.
     private func sendPush(_ body: JSONBox) async throws {
-        let parse = configuration.services.parse
+        if let (recorded, due) = pushes?.take() {
+            try await Task.sleep(until: due, clock: .continuous)
+            try await PushClient.send(recorded.body, to: services)
+        } else {
+            try await PushClient.send(body.data, to: services)
+        }
+    }
+}
+
+/// Sends a push through the running FakeParse as a backend would: `POST /parse/push` with the master key.
+enum PushClient {
+    static func send(_ body: Data, to services: ServiceStack) async throws {
+        let parse = services.parse.configuration
         var request = HTTPClientRequest(url: services.parse.url + "/push")
         request.method = .POST
         request.headers.add(name: "X-Parse-Application-Id", value: parse.applicationId)
         request.headers.add(name: "X-Parse-Master-Key", value: parse.masterKey)
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: body.data))
+        request.body = .bytes(ByteBuffer(bytes: body))
         let response: HTTPClientResponse
         let answer: ByteBuffer
         do {

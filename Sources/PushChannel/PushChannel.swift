@@ -1,4 +1,7 @@
+import DeviceProtocol
+import Foundation
 import HarnessTimeline
+import Recording
 
 /// APNs's persistent connection to one device, as a component of its own: the one path every push
 /// takes from the push service (a ``PushServiceEndpoint``) to the device (a ``PushRegistry`` client).
@@ -14,8 +17,13 @@ public final class PushChannel: PushRegistry, Sendable {
 
     private let endpoint: any PushServiceEndpoint
     private let registrations = LockedState<[Registration]>([])
+    /// Records every delivery into a cassette (`apns→device`), when set.
+    private let recorder: CassetteRecorder?
 
-    public init(endpoint: any PushServiceEndpoint) { self.endpoint = endpoint }
+    public init(endpoint: any PushServiceEndpoint, recorder: CassetteRecorder? = nil) {
+        self.endpoint = endpoint
+        self.recorder = recorder
+    }
 
     public func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws
         -> String
@@ -24,8 +32,15 @@ public final class PushChannel: PushRegistry, Sendable {
         // that order, on the registration's delivery task.
         let (arrivals, arrival) = AsyncStream.makeStream(of: IncomingPush.self)
         let token = endpoint.register(topic: topic) { arrival.yield($0) }
+        let recorder = recorder
+        let connection = recorder?.connectionID()
         let delivery = Task {
-            for await push in arrivals { await deliver(push) }
+            for await push in arrivals {
+                let recording = recorder.map { Self.record(push, token: token, connection: connection, into: $0) }
+                await deliver(push)
+                recording?.head(status: 200, statusText: "OK", headers: [])
+                recording?.finish()
+            }
         }
         registrations.withLock { $0.append(Registration(token: token, arrivals: arrival, delivery: delivery)) }
         return token
@@ -51,5 +66,26 @@ public final class PushChannel: PushRegistry, Sendable {
             registration.delivery.cancel()
         }
         for registration in all { await registration.delivery.value }
+    }
+}
+
+extension PushChannel {
+    /// A delivery as an exchange: the notification as APNs hands it to the device (its headers and
+    /// payload), answered when the device has taken it.
+    fileprivate static func record(
+        _ push: IncomingPush, token: String, connection: String?, into recorder: CassetteRecorder
+    ) -> ExchangeRecording {
+        var headers = [
+            (name: "apns-id", value: push.apnsId), (name: "apns-topic", value: push.topic),
+            (name: "apns-push-type", value: push.pushType), (name: "apns-priority", value: "\(push.priority)"),
+        ]
+        if let collapseId = push.collapseId { headers.append((name: "apns-collapse-id", value: collapseId)) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = (try? encoder.encode(push.payload)).map { String(decoding: $0, as: UTF8.self) }
+        return recorder.exchange(
+            service: "device", link: "apns→device", connection: connection, method: "POST",
+            url: "apns://device/3/device/\(token)", httpVersion: "HTTP/2", headers: headers, requestBody: payload,
+            requestMimeType: "application/json")
     }
 }

@@ -13,6 +13,7 @@ public final class CassetteRecorder: Sendable {
     let workingDirectory: URL
     private let redaction: LockedState<Redactor>
     let store: BodyStore
+    private let transcripts: TranscriptFiles
     private let start = ContinuousClock.now
     private let state: LockedState<State>
 
@@ -40,6 +41,7 @@ public final class CassetteRecorder: Sendable {
             return state.journal
         }
         try? journal?.close()
+        transcripts.close()
     }
 
     static let journalName = "traffic.har.journal"
@@ -66,6 +68,7 @@ public final class CassetteRecorder: Sendable {
                 ".\(directory.lastPathComponent).recording-\(UUID().uuidString.prefix(8))")
         self.redaction = LockedState(redactor)
         self.store = BodyStore(cassette: workingDirectory)
+        self.transcripts = TranscriptFiles(directory: workingDirectory.appendingPathComponent("transcripts"))
         do {
             try manager.createDirectory(at: store.directory, withIntermediateDirectories: true)
             let journal = workingDirectory.appendingPathComponent(Self.journalName)
@@ -115,6 +118,9 @@ public final class CassetteRecorder: Sendable {
     /// Where this recording's offsets start: after the kept entries' when adding to a cassette.
     private let offsetBase: Double
 
+    /// Milliseconds since the recording began, as the cassette's offsets count them.
+    public var elapsed: Double { milliseconds }
+
     /// Milliseconds since the recording began.
     var milliseconds: Double { offsetBase + Self.milliseconds(start.duration(to: .now)) }
 
@@ -142,6 +148,24 @@ public final class CassetteRecorder: Sendable {
         return ExchangeRecording(
             recorder: self, service: service, link: link, connection: connection, request: request,
             offset: milliseconds)
+    }
+
+    /// Adds a line of the device protocol to `app`'s transcript, as it passed (redacted).
+    ///
+    /// - Parameter at: when it passed (``elapsed``), if not now: a line held until its app was known.
+    public func transcribe(app: String, from side: TranscriptLine.Side, line: some Collection<UInt8>, at: Double? = nil)
+    {
+        guard state.withLock({ $0.journal != nil }) else { return }
+        var text = String(decoding: line, as: UTF8.self)
+        if text.hasSuffix("\n") { text.removeLast() }
+        let redacted = redactor.redact(text)
+        do {
+            try transcripts.append(app: app) {
+                TranscriptLine(at: ((at ?? milliseconds) * 1000).rounded() / 1000, from: side, line: redacted)
+            }
+        } catch {
+            fail("the transcript of \(app) could not be written (\(error.localizedDescription))")
+        }
     }
 
     func append(_ entry: HAR.Entry) {
@@ -174,6 +198,7 @@ public final class CassetteRecorder: Sendable {
             return (state.journal, state.failure)
         }
         try? journal?.close()
+        transcripts.close()
         let manager = FileManager.default
         let journalURL = workingDirectory.appendingPathComponent(Self.journalName)
         do {
@@ -282,6 +307,16 @@ public final class ExchangeRecording {
         entry.fault = HAR.Fault(
             kind: HAR.Fault.connectionClosed, atByte: body.size, how: "stall",
             of: entry.responseHeader("content-length").flatMap(Int.init))
+    }
+
+    /// A body write of bytes in hand.
+    public func write(_ data: Data) {
+        data.withUnsafeBytes { write($0) }
+    }
+
+    /// The HTTP/2 stream the exchange used.
+    public func stream(_ id: Int) {
+        entry.h2 = HAR.HTTP2(streamId: id)
     }
 
     /// A fault rule that applied, with its attributes as the timeline has them.

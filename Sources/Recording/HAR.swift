@@ -216,6 +216,8 @@ public struct HAR: Codable, Sendable, Equatable {
         /// Every fault rule that applied to the exchange, header changes included, as the timeline's
         /// `media.fault` event gave it (`fault`, and `status` or `by` where they apply).
         public var applied: [[String: String]]?
+        /// HTTP/2 only: the stream the exchange used on its connection.
+        public var h2: HTTP2?
 
         enum CodingKeys: String, CodingKey {
             case startedDateTime, time, request, response, cache, timings, serverIPAddress, connection, comment
@@ -225,6 +227,7 @@ public struct HAR: Codable, Sendable, Equatable {
             case writes = "_writes"
             case fault = "_fault"
             case applied = "_applied"
+            case h2 = "_h2"
         }
 
         public init(
@@ -247,10 +250,18 @@ public struct HAR: Codable, Sendable, Equatable {
             entry.writes = nil
             entry.fault = nil
             entry.applied = nil
+            entry.h2 = nil
             entry.response.content.file = nil
             entry.response.content.sha256 = nil
             return entry
         }
+    }
+
+    /// What HAR cannot say about an HTTP/2 exchange: its stream.
+    public struct HTTP2: Codable, Sendable, Equatable {
+        public var streamId: Int
+
+        public init(streamId: Int) { self.streamId = streamId }
     }
 
     /// Always `{}` here: the harness does not model a browser cache.

@@ -74,6 +74,8 @@ import Glibc
             }
         }
 
+        try Self.checkEveryLinkIsRecorded(in: cassette)
+
         for round in 1...10 {
             let replay = try await HarnessCommand.run(
                 [
@@ -88,6 +90,95 @@ import Glibc
         let diff = try await HarnessCommand.run(["diff", reports.path, cassette.path])
         #expect(diff.status == 0, "\(diff.transcript)")
         #expect(diff.standardOutput.hasPrefix("equivalent"))
+    }
+
+    /// Every hop of the chain is in the HAR, with what HAR cannot say in its `_` fields, and the app's
+    /// device-protocol transcript is beside it.
+    static func checkEveryLinkIsRecorded(in cassette: URL) throws {
+        let har = try #require(
+            JSONSerialization.jsonObject(with: Data(contentsOf: cassette.appendingPathComponent("traffic.har")))
+                as? [String: Any])
+        let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        func on(_ link: String) -> [[String: Any]] { entries.filter { $0["_link"] as? String == link } }
+        func request(_ entry: [String: Any]?) -> [String: Any] { entry?["request"] as? [String: Any] ?? [:] }
+        func headers(_ message: [String: Any]) -> [String: String] {
+            let list = message["headers"] as? [[String: String]] ?? []
+            return Dictionary(list.map { ($0["name", default: ""].lowercased(), $0["value", default: ""]) }) { $1 }
+        }
+        // In the order the chain went.
+        let links = ["app→parse", "backend→parse", "provider→apns", "apns→device", "device→media"]
+        let firsts = links.map { link in on(link).compactMap { $0["_offset"] as? Double }.min() }
+        #expect(firsts.allSatisfy { $0 != nil }, "links: \(entries.map { $0["_link"] ?? "?" })")
+        #expect(firsts.compactMap { $0 } == firsts.compactMap { $0 }.sorted(), "\(links) began at \(firsts)")
+
+        let installation = request(on("app→parse").first)
+        #expect((installation["url"] as? String)?.hasSuffix("/parse/classes/_Installation") == true)
+        #expect(headers(installation)["x-parse-client-key"] == "[redacted: Parse client key]")
+        let push = request(on("backend→parse").first)
+        #expect(headers(push)["x-parse-master-key"] == "[redacted: Parse master key]")
+        #expect(((push["postData"] as? [String: Any])?["text"] as? String)?.contains("content-available") == true)
+
+        // Parse → FakeAPNs over HTTP/2: the stream, the provider token withheld, APNs's answer.
+        let provider = try #require(on("provider→apns").first)
+        #expect(request(provider)["httpVersion"] as? String == "HTTP/2")
+        #expect((provider["_h2"] as? [String: Any])?["streamId"] as? Int == 1)
+        #expect(headers(request(provider))["authorization"] == "[redacted: authorization]")
+        #expect(headers(request(provider))["apns-push-type"] == "background")
+        #expect((provider["response"] as? [String: Any])?["status"] as? Int == 200)
+        let delivery = request(on("apns→device").first)
+        #expect(headers(delivery)["apns-topic"] == "com.razeware.NASA-TV")
+        #expect(((delivery["postData"] as? [String: Any])?["text"] as? String)?.contains("content-available") == true)
+
+        let transcript = try String(
+            contentsOf: cassette.appendingPathComponent("transcripts/com.razeware.NASA-TV.jsonl"), encoding: .utf8)
+        let lines = try transcript.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(lines.first?["from"] as? String == "app")
+        #expect((lines.first?["line"] as? String)?.contains("\"method\":\"hello\"") == true)
+        #expect(
+            lines.contains {
+                $0["from"] as? String == "device"
+                    && ($0["line"] as? String)?.contains("didReceiveRemoteNotification") == true
+            })
+        let times = lines.compactMap { $0["at"] as? Double }
+        #expect(times.count == lines.count && times == times.sorted())
+    }
+
+    /// Replayed, push steps send what the recording sent, not what the scenario file says now: a file
+    /// changed to send an alert push instead still replays the silent push, equivalent to the recording.
+    @Test func aReplaySendsTheRecordedPushesNotTheScenarioFilesOwn() async throws {
+        func configuration(push data: String, _ name: String) throws -> URL {
+            try ScenarioFixtures.writeConfiguration(
+                ScenarioFixtures.header(media: "throttle: 2MB/s", device: "")
+                    + """
+                    scenarios:
+                      pushed:
+                        steps:
+                    \(ScenarioFixtures.silentPushSteps(indent: 6).replacingOccurrences(of: "data: {content-available: 1, push_type: background, priority: 5}", with: "data: \(data)"))
+                        expect:
+                          within: 60s
+                          chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
+                    """, name)
+        }
+        let silent = try configuration(
+            push: "{content-available: 1, push_type: background, priority: 5}", "silent")
+        let folder = silent.deletingLastPathComponent()
+        let cassette = folder.appendingPathComponent("cassette")
+        let recording = try await HarnessCommand.run([
+            "run", "pushed", "--config", silent.path, "--record", cassette.path, "--report-dir",
+            folder.appendingPathComponent("recorded").path,
+        ])
+        #expect(recording.status == 0, "\(recording.transcript)")
+
+        let alert = try configuration(push: "{alert: Changed since the recording}", "alert")
+        let reports = folder.appendingPathComponent("replay")
+        let replay = try await HarnessCommand.run(
+            ["replay", cassette.path, "--config", alert.path, "--report-dir", reports.path] + Self.tolerance)
+        #expect(replay.status == 0, "\(replay.transcript)")
+        #expect(replay.standardOutput.contains("has changed since the recording"), "\(replay.transcript)")
+        let events = try Self.events(reports.appendingPathComponent("timeline.jsonl"))
+        #expect(Self.attributes(events, "apns.request.accepted").map { $0["pushType"] } == ["background"])
     }
 
     /// A scenario file with the reference app and a build of it with a bug, and a media fault rule
@@ -196,15 +287,16 @@ import Glibc
         #expect(meta["complete"] as? Bool == false)
         #expect(meta["outcome"] as? String == "INTERRUPTED")
         let names = try FileManager.default.contentsOfDirectory(atPath: cassette.path).sorted()
-        #expect(names == ["bodies", "meta.json", "timeline.jsonl", "traffic.har"])
+        #expect(names == ["bodies", "meta.json", "timeline.jsonl", "traffic.har", "transcripts"])
         // The transfer the interruption cut is in the HAR as far as it went.
         let har = try #require(
             JSONSerialization.jsonObject(with: Data(contentsOf: cassette.appendingPathComponent("traffic.har")))
                 as? [String: Any])
         let entries = try #require((har["log"] as? [String: Any])?["entries"] as? [[String: Any]])
-        let fault = try #require(entries.first?["_fault"] as? [String: Any])
+        let transfer = entries.first { $0["_link"] as? String == "device→media" }
+        let fault = try #require(transfer?["_fault"] as? [String: Any])
         #expect(fault["kind"] as? String == "connectionClosed")
-        let sent = try #require((entries.first?["response"] as? [String: Any])?["bodySize"] as? Int)
+        let sent = try #require((transfer?["response"] as? [String: Any])?["bodySize"] as? Int)
         #expect(sent > 0 && sent < 437_316)
     }
 

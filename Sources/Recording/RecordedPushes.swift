@@ -1,0 +1,68 @@
+import Foundation
+import HarnessTimeline
+
+/// The pushes a cassette recorded a backend sending (`POST …/push` to Parse, `backend→parse`), in the
+/// order they were sent, each with its body and when it was sent: what a replay sends again, at the
+/// same moments.
+public struct RecordedPushes: Sendable, Equatable {
+    public struct Push: Sendable, Equatable {
+        /// Milliseconds from the cassette's start.
+        public var offset: Double
+        /// The request body as it was recorded (Parse's push JSON: `where`/`channels` and `data`).
+        public var body: Data
+        /// Which entry of `traffic.har` it came from.
+        public var entry: Int
+    }
+
+    public let pushes: [Push]
+
+    public init(entries: [HAR.Entry]) {
+        pushes = entries.enumerated().compactMap { index, entry in
+            guard entry.link == "backend→parse", entry.request.method == "POST",
+                let path = URLComponents(string: entry.request.url)?.path, path.hasSuffix("/push"),
+                let text = entry.request.postData?.text
+            else { return nil }
+            return Push(offset: max(entry.offset ?? 0, 0), body: Data(text.utf8), entry: index)
+        }.sorted { $0.offset < $1.offset }
+    }
+}
+
+/// A replay's way through a cassette's pushes: the next one to send and the moment it is due, on a
+/// clock that started where the recording's did.
+public final class PushSchedule: Sendable {
+    public let recorded: RecordedPushes
+    private let start: ContinuousClock.Instant
+    private let next = LockedCounter()
+
+    public init(_ recorded: RecordedPushes, startingAt start: ContinuousClock.Instant) {
+        self.recorded = recorded
+        self.start = start
+    }
+
+    /// The next recorded push and when it is due; nil once every one has been taken.
+    public func take() -> (push: RecordedPushes.Push, due: ContinuousClock.Instant)? {
+        let index = next.increment()
+        guard index < recorded.pushes.count else { return nil }
+        let push = recorded.pushes[index]
+        // The reader bounds offsets (10^12 ms at most), well inside what an instant can add.
+        return (push, start.advanced(by: .milliseconds(Int64(push.offset.rounded()))))
+    }
+
+    /// How many of the recorded pushes have been taken.
+    public var taken: Int { min(next.value, recorded.pushes.count) }
+}
+
+/// A counter shared by the tasks of a replay.
+final class LockedCounter: Sendable {
+    private let state = LockedState(0)
+
+    /// The value before adding one.
+    func increment() -> Int {
+        state.withLock { value in
+            defer { value += 1 }
+            return value
+        }
+    }
+
+    var value: Int { state.withLock { $0 } }
+}
