@@ -49,10 +49,24 @@ struct Serve: AsyncParsableCommand {
             "Put the media server in front of this server, forwarding what it does not replay.", valueName: "url"))
     var mediaUpstream: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Send the cassette's recorded pushes to Parse again, each at its recorded time from the start "
+                + "(with --replay, or --cassette in a mode that replays), in place of the backend that sent them."))
+    var replayPushes = false
+
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        let (recorder, kept) = try setUpCassette(&configuration.services)
+        if replayPushes, replay == nil, cassette == nil {
+            fail("--replay-pushes needs a cassette to replay: --replay PATH, or --cassette PATH", code: 2)
+        }
+        let (recorder, replayed, adding) = try setUpCassette(&configuration.services)
+        if replayPushes, replayed == nil { say("note: --replay-pushes: the cassette is being recorded, not replayed") }
+        // The recorded pushes are due on a clock that starts where a recording's does.
+        let pushes =
+            replayPushes
+            ? replayed.map { PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now) } : nil
         // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
         // long as the services run.
         let timeline = Timeline(retention: 10_000)
@@ -71,6 +85,9 @@ struct Serve: AsyncParsableCommand {
         try file.json().write(to: url)
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
+        let replaying = pushes.map { schedule in
+            Task { await stack.replayPushes(schedule) { say($0) } }
+        }
         // The stack's ServiceGroup owns SIGINT and SIGTERM and stops every service, the device first.
         var failure: (any Error)?
         do {
@@ -78,10 +95,12 @@ struct Serve: AsyncParsableCommand {
         } catch {
             failure = error
         }
+        replaying?.cancel()
         if let recorder {
             do {
                 try stack.closeCassette(
-                    recorder, services: configuration.services, events: timeline.events, keeping: kept)
+                    recorder, services: configuration.services, events: timeline.events,
+                    keeping: adding ? replayed : nil)
                 say("cassette: \(recorder.directory.path)")
             } catch {
                 printError("could not finish the cassette: \(error)")
@@ -91,9 +110,12 @@ struct Serve: AsyncParsableCommand {
         say("services stopped")
     }
 
-    /// The media server's cassette, upstream and recording, as the options ask; the recorder to close
-    /// at the end, if any. Exits 2 when the options cannot work together or the cassette is unusable.
-    private func setUpCassette(_ services: inout ServicesConfiguration) throws -> (CassetteRecorder?, Cassette?) {
+    /// The media server's cassette, upstream and recording, as the options ask: the recorder to close
+    /// at the end, if any, the cassette replayed, if any, and whether the recording adds to it. Exits 2
+    /// when the options cannot work together or the cassette is unusable.
+    private func setUpCassette(_ services: inout ServicesConfiguration) throws -> (
+        recorder: CassetteRecorder?, replayed: Cassette?, adding: Bool
+    ) {
         let chosen = [cassette, record, replay].compactMap { $0 }
         guard chosen.count <= 1 else { fail("use one of --cassette, --record and --replay", code: 2) }
         if let mediaUpstream {
@@ -101,7 +123,7 @@ struct Serve: AsyncParsableCommand {
             else { fail("--media-upstream takes an http:// or https:// URL, not '\(mediaUpstream)'", code: 2) }
             services.media.upstream = MediaUpstream(url: mediaUpstream)
         }
-        guard let path = chosen.first else { return (nil, nil) }
+        guard let path = chosen.first else { return (nil, nil, false) }
         let mode: RecordMode
         if record != nil {
             mode = .all
@@ -136,11 +158,11 @@ struct Serve: AsyncParsableCommand {
             if !plan.passesThrough { services.media.upstream = nil }
             switch plan.recording {
             case .none:
-                return (nil, nil)
+                return (nil, kept, false)
             case .fresh:
                 let recorder = try CassetteRecorder(directory: url, redactor: ServiceStack.redactor(for: services))
                 services.recorder = recorder
-                return (recorder, nil)
+                return (recorder, kept, false)
             case .adding:
                 guard isFolder.boolValue else {
                     fail("--record-mode new_episodes adds to a cassette folder, not a HAR file (\(path))", code: 2)
@@ -148,7 +170,7 @@ struct Serve: AsyncParsableCommand {
                 let recorder = try CassetteRecorder(
                     directory: url, redactor: ServiceStack.redactor(for: services), keeping: kept)
                 services.recorder = recorder
-                return (recorder, kept)
+                return (recorder, kept, true)
             }
         } catch let error as CassetteError {
             fail(error.description, code: 2)

@@ -109,3 +109,29 @@ enum PushClient {
         }
     }
 }
+
+extension ServiceStack {
+    /// Sends a cassette's recorded pushes through the running Parse, each when it is due, as the
+    /// backend that sent them did; says what it did through `output`. A push Parse refuses is reported
+    /// and the next one still goes. Returns when every push has gone, or when cancelled.
+    public func replayPushes(_ schedule: PushSchedule, output: @Sendable (String) -> Void) async {
+        let total = schedule.recorded.pushes.count
+        while let (push, due) = schedule.take() {
+            do {
+                try await Task.sleep(until: due, clock: .continuous)
+            } catch {
+                return
+            }
+            let number = schedule.taken
+            let at = String(format: "%.1f s", push.offset / 1000)
+            do {
+                try await PushClient.send(push.body, to: self)
+                output("replayed push \(number) of \(total) (recorded at \(at), entry \(push.entry) of traffic.har)")
+            } catch let failure as StepFailure {
+                output("replayed push \(number) of \(total) failed: \(failure.message)")
+            } catch {
+                output("replayed push \(number) of \(total) failed: \(error)")
+            }
+        }
+    }
+}
