@@ -148,7 +148,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     private func respond(_ received: PendingRequest, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
         let request = ProviderRequest(headers: received.headers, body: Data(received.body.readableBytesView))
-        let recording = record(request, on: stream)
+        let recording = record(request, on: stream, local: context.channel.localAddress)
         if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
         raiseConcurrentStreamsIfAuthenticated(context: context)
@@ -167,13 +167,19 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     /// Starts the record of an exchange, when the server records: the request as it came, pseudo-headers
     /// in the method and URL, the payload as its text.
-    private func record(_ request: ProviderRequest, on stream: HTTP2StreamID) -> ExchangeRecording? {
+    private func record(_ request: ProviderRequest, on stream: HTTP2StreamID, local: SocketAddress?)
+        -> ExchangeRecording?
+    {
         guard let recorder else { return nil }
         if recordedConnection == nil { recordedConnection = recorder.connectionID() }
-        func pseudo(_ name: String) -> String { request.headers.first { $0.name == name }?.value ?? "" }
+        func pseudo(_ name: String) -> String? { request.headers.first { $0.name == name }?.value }
+        // A request without `:authority` (HTTP/2 allows it) is named by the address it came to.
+        let authority =
+            pseudo(":authority").flatMap { $0.isEmpty ? nil : $0 }
+            ?? local.flatMap { address in address.ipAddress.map { "\($0):\(address.port ?? 0)" } } ?? "localhost"
         let recording = recorder.exchange(
-            service: "apns", link: "provider→apns", connection: recordedConnection, method: pseudo(":method"),
-            url: "\(pseudo(":scheme"))://\(pseudo(":authority"))\(pseudo(":path"))", httpVersion: "HTTP/2",
+            service: "apns", link: "provider→apns", connection: recordedConnection, method: pseudo(":method") ?? "",
+            url: "\(pseudo(":scheme") ?? "https")://\(authority)\(pseudo(":path") ?? "/")", httpVersion: "HTTP/2",
             headers: request.headers.filter { !$0.name.hasPrefix(":") },
             requestBody: request.body.isEmpty ? nil : String(decoding: request.body, as: UTF8.self),
             requestMimeType: request.headers.first { $0.name == "content-type" }?.value ?? "application/json")

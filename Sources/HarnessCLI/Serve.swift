@@ -27,7 +27,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A cassette for the media server: a folder 'harness run --record' or '--record-mode all' wrote, or a HAR file.",
+            "A cassette: a folder 'harness run --record' or '--record-mode all' wrote, or a HAR file (the media server answers from it).",
             valueName: "path"))
     var cassette: String?
 
@@ -36,7 +36,7 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Record the media traffic into a new cassette (--cassette DIR --record-mode all).", valueName: "dir"))
+            "Record every link's traffic into a new cassette (--cassette DIR --record-mode all).", valueName: "dir"))
     var record: String?
 
     @Option(
@@ -56,11 +56,16 @@ struct Serve: AsyncParsableCommand {
     var replayPushes = false
 
     func run() async throws {
+        if replayPushes {
+            // A recording would keep the replayed pushes as new ones, to be sent twice next time.
+            guard replay != nil || cassette != nil, record == nil, recordMode == RecordMode.once.rawValue else {
+                fail(
+                    "--replay-pushes replays a cassette without recording: use it with --replay PATH, or --cassette "
+                        + "PATH in the once mode", code: 2)
+            }
+        }
         var configuration = try loadConfiguration(options.config)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
-        if replayPushes, replay == nil, cassette == nil {
-            fail("--replay-pushes needs a cassette to replay: --replay PATH, or --cassette PATH", code: 2)
-        }
         let (recorder, replayed, adding) = try setUpCassette(&configuration.services)
         if replayPushes, replayed == nil { say("note: --replay-pushes: the cassette is being recorded, not replayed") }
         // The recorded pushes are due on a clock that starts where a recording's does.

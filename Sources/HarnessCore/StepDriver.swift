@@ -116,6 +116,7 @@ extension ServiceStack {
     /// and the next one still goes. Returns when every push has gone, or when cancelled.
     public func replayPushes(_ schedule: PushSchedule, output: @Sendable (String) -> Void) async {
         let total = schedule.recorded.pushes.count
+        output("replaying \(total) recorded push\(total == 1 ? "" : "es")")
         while let (push, due) = schedule.take() {
             do {
                 try await Task.sleep(until: due, clock: .continuous)
@@ -124,6 +125,11 @@ extension ServiceStack {
             }
             let number = schedule.taken
             let at = String(format: "%.1f s", push.offset / 1000)
+            if let names = push.namedDevice {
+                output(
+                    "note: replayed push \(number) names a device by its \(names) from the recording; "
+                        + "a device registered now has a new one, so the push may reach nobody")
+            }
             do {
                 try await PushClient.send(push.body, to: self)
                 output("replayed push \(number) of \(total) (recorded at \(at), entry \(push.entry) of traffic.har)")

@@ -142,7 +142,7 @@ public final class CassetteRecorder: Sendable {
         headers: [(name: String, value: String)], requestBody: String? = nil, requestMimeType: String = ""
     ) -> ExchangeRecording {
         let request = HAR.Request(
-            method: method, url: redactor.redact(url), httpVersion: httpVersion,
+            method: method, url: Self.recordableURL(redactor.redact(url)), httpVersion: httpVersion,
             headers: redactor.redact(headers.map { HAR.Header(name: $0.name, value: $0.value) }),
             postData: requestBody.map { HAR.PostData(mimeType: requestMimeType, text: redactor.redact($0)) })
         return ExchangeRecording(
@@ -166,6 +166,22 @@ public final class CassetteRecorder: Sendable {
         } catch {
             fail("the transcript of \(app) could not be written (\(error.localizedDescription))")
         }
+    }
+
+    /// `url` as a URL every reader takes: a request target sent unencoded (`?where={"a":1}`, which
+    /// servers accept) or holding a redaction marker is percent-encoded, so that one odd request cannot
+    /// make the cassette unreadable.
+    static func recordableURL(_ url: String) -> String {
+        if URL(string: url)?.scheme != nil { return url }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.insert(charactersIn: "#%")
+        if let encoded = url.addingPercentEncoding(withAllowedCharacters: allowed), URL(string: encoded)?.scheme != nil
+        {
+            return encoded
+        }
+        // A stray `%` too.
+        allowed.remove("%")
+        return url.addingPercentEncoding(withAllowedCharacters: allowed) ?? url
     }
 
     func append(_ entry: HAR.Entry) {

@@ -12,6 +12,15 @@ public struct RecordedPushes: Sendable, Equatable {
         public var body: Data
         /// Which entry of `traffic.har` it came from.
         public var entry: Int
+
+        /// What in the push's `where` names one device of the recording (`deviceToken`,
+        /// `installationId`, `objectId`), which a replay's devices do not share; nil when nothing does.
+        public var namedDevice: String? {
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                let query = object["where"] as? [String: Any]
+            else { return nil }
+            return ["deviceToken", "installationId", "objectId"].first { query[$0] != nil }
+        }
     }
 
     public let pushes: [Push]

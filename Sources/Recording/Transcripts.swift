@@ -33,40 +33,59 @@ public struct TranscriptLine: Codable, Sendable, Equatable {
 /// The open transcript files of a recording, one per app, appended to line by line as the lines pass.
 final class TranscriptFiles: Sendable {
     let directory: URL
-    private let files = LockedState<[String: FileHandle]>([:])
+    /// The open files; nil once closed, when lines are dropped.
+    private let files = LockedState<[String: FileHandle]?>([:])
 
     init(directory: URL) { self.directory = directory }
 
     /// Appends the line `make` gives to `app`'s transcript, creating it at the first line. The line is
-    /// made under the files' lock, so that a transcript's times never go back.
+    /// made under the files' lock, so that the lines of the app's connections keep their order. After
+    /// ``close()``, nothing is written.
     func append(app: String, _ make: () -> TranscriptLine) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let name = TranscriptLine.fileName(for: app)
         try files.withLock { files in
+            guard files != nil else { return }
             var bytes = try encoder.encode(make())
             bytes.append(UInt8(ascii: "\n"))
-            if files[name] == nil {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                let url = directory.appendingPathComponent(name)
-                if !FileManager.default.fileExists(atPath: url.path) {
-                    guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                        throw CocoaError(.fileWriteNoPermission)
-                    }
-                }
-                let handle = try FileHandle(forWritingTo: url)
-                try handle.seekToEnd()
-                files[name] = handle
+            if files?[name] == nil {
+                let handle = try Self.open(directory.appendingPathComponent(name), in: directory)
+                files?[name] = handle
             }
-            try files[name]?.write(contentsOf: bytes)
+            try files?[name]?.write(contentsOf: bytes)
+        }
+    }
+
+    /// Opens `url` to append to it, creating it if need be. A file that an earlier recording left
+    /// without a final newline (the process was killed mid-line) gets one first, so that the new lines
+    /// stay lines.
+    private static func open(_ url: URL, in directory: URL) throws -> FileHandle {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+        }
+        let handle = try FileHandle(forUpdating: url)
+        do {
+            let end = try handle.seekToEnd()
+            if end > 0 {
+                try handle.seek(toOffset: end - 1)
+                if try handle.read(upToCount: 1) != Data("\n".utf8) { try handle.write(contentsOf: Data("\n".utf8)) }
+            }
+            return handle
+        } catch {
+            try? handle.close()
+            throw error
         }
     }
 
     /// Closes every file; lines written after this are dropped.
     func close() {
         let all = files.withLock { files in
-            defer { files.removeAll() }
-            return Array(files.values)
+            defer { files = nil }
+            return Array(files?.values ?? [:].values)
         }
         for handle in all { try? handle.close() }
     }

@@ -2,11 +2,11 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `harness serve --record` with a backend under test driving the fakes (curl playing the app and the
-/// backend): every link it used is in the cassette with no key in it; then `harness serve --replay
-/// --replay-pushes` sends the backend's push again with no backend running.
+/// `harness serve --record` with a backend under test driving the fakes (curl playing the device's
+/// registration, the app and the backend): every link it used is in the cassette with no key in it;
+/// then `harness serve --replay --replay-pushes` sends the backend's push again with no backend running.
 @Suite struct ServedCassetteTests {
-    static let token = String(repeating: "ab", count: 32)
+    static let alert = "Sent by the backend under test"
 
     /// curl as a client of the served Parse: `POST path` with `body` and the headers given.
     static func post(_ served: ServedHarness, _ path: String, _ body: String, _ headers: [String]) async throws
@@ -19,28 +19,49 @@ import Testing
                 + [served.url("parse") + path])
     }
 
-    static func saveInstallation(_ served: ServedHarness) async throws {
-        let saved = try await post(
-            served, "/installations",
-            "{\"deviceType\":\"ios\",\"deviceToken\":\"\(token)\",\"appIdentifier\":\"com.razeware.NASA-TV\"}",
-            [
-                "X-Parse-Application-Id: \(served.url("parse", "applicationId"))",
-                "X-Parse-Client-Key: \(served.url("parse", "clientKey"))",
-            ])
-        #expect(saved.status == 0 && saved.standardOutput.contains("objectId"), "\(saved.transcript)")
+    /// A device registered with FakeAPNs through its control API; its token.
+    static func registerDevice(_ served: ServedHarness) async throws -> String {
+        let registered = try await CurlExchange.run([
+            "-X", "POST", "-d", "{\"topic\":\"com.razeware.NASA-TV\",\"environment\":\"sandbox\"}",
+            served.url("apns", "controlURL") + "/devices",
+        ])
+        #expect(registered.status == 201, "\(registered)")
+        let device = try JSONSerialization.jsonObject(with: Data(registered.body.utf8)) as? [String: Any]
+        return try #require(device?["deviceToken"] as? String, "\(registered)")
+    }
+
+    /// FakeAPNs's log of the requests for `token`, once it holds one with the test's alert: Parse
+    /// sends a push in the background after answering, so its arrival is polled for (up to 60 s).
+    static func notifications(_ served: ServedHarness, token: String) async throws -> CurlExchange {
+        var seen = try await CurlExchange.run([served.url("apns", "controlURL") + "/notifications?deviceToken=\(token)"]
+        )
+        for _ in 0..<1200 where !seen.body.contains(alert) {
+            try await Task.sleep(for: .milliseconds(50))
+            seen = try await CurlExchange.run([served.url("apns", "controlURL") + "/notifications?deviceToken=\(token)"]
+            )
+        }
+        return seen
     }
 
     @Test func aServedBackendsTrafficIsRecordedAndItsPushesReplayedWithoutIt() async throws {
         let cassette = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
         let recording = try await ServedHarness("serve-record", arguments: ["--record", cassette.path])
         let masterKey = recording.url("parse", "masterKey")
-        #expect(!masterKey.isEmpty, "the endpoints file names Parse's master key")
-        try await Self.saveInstallation(recording)
+        let clientKey = recording.url("parse", "clientKey")
+        #expect(!masterKey.isEmpty && !clientKey.isEmpty, "the endpoints file names Parse's keys")
+        let token = try await Self.registerDevice(recording)
+        let applicationId = "X-Parse-Application-Id: \(recording.url("parse", "applicationId"))"
+        let saved = try await Self.post(
+            recording, "/installations", "{\"deviceType\":\"ios\",\"deviceToken\":\"\(token)\"}",
+            [applicationId, "X-Parse-Client-Key: \(clientKey)"])
+        #expect(saved.status == 0 && saved.standardOutput.contains("objectId"), "\(saved.transcript)")
         let pushed = try await Self.post(
-            recording, "/push",
-            "{\"where\":{\"deviceType\":\"ios\"},\"data\":{\"alert\":\"Sent by the backend under test\"}}",
-            ["X-Parse-Application-Id: \(recording.url("parse", "applicationId"))", "X-Parse-Master-Key: \(masterKey)"])
+            recording, "/push", "{\"where\":{\"deviceType\":\"ios\"},\"data\":{\"alert\":\"\(Self.alert)\"}}",
+            [applicationId, "X-Parse-Master-Key: \(masterKey)"])
         #expect(pushed.status == 0 && pushed.standardOutput.contains("\"result\":true"), "\(pushed.transcript)")
+        // The recording ends once FakeAPNs has delivered the push.
+        let delivered = try await Self.notifications(recording, token: token)
+        #expect(delivered.body.contains(Self.alert), "\(delivered)")
         #expect(await recording.stop() == 0)
         #expect(recording.process.output.contains("cassette: \(cassette.path)"), "\(recording.process.output)")
 
@@ -51,32 +72,33 @@ import Testing
         let links = Set(entries.compactMap { $0["_link"] as? String })
         #expect(links.isSuperset(of: ["app→parse", "backend→parse", "provider→apns"]), "\(links)")
         for (path, data) in RecordReplayTests.files(in: cassette) {
-            for secret in [masterKey, recording.url("parse", "clientKey")] where !secret.isEmpty {
+            for secret in [masterKey, clientKey] {
                 #expect(data.range(of: Data(secret.utf8)) == nil, "\(path) holds the secret \(secret)")
             }
         }
 
-        // No backend now: the served harness sends the recorded push to its own Parse.
+        // No backend now. The replay starts from the recording's state, so Parse still has the
+        // installation: the recorded push goes from Parse to FakeAPNs for the recorded token (a device
+        // the new FakeAPNs does not know, which it says), with the recorded payload.
         let replaying = try await ServedHarness(
-            "serve-replay", arguments: ["--replay", cassette.path, "--replay-pushes"])
-        try await Self.saveInstallation(replaying)
-        let line = await replaying.process.waitForLine(containing: "replayed push 1 of 1")
+            "serve-replay", arguments: ["--replay", cassette.path, "--replay-pushes"],
+            stateDirectory: recording.stateDirectory)
+        #expect(replaying.process.output.contains("replaying 1 recorded push"), "\(replaying.process.output)")
+        let line = await replaying.process.waitForLine(containing: "replayed push 1 of 1 (recorded at")
         #expect(line != nil, "\(replaying.process.output)")
-        let statuses = try await ChildProcess.run(
-            "curl",
-            [
-                "--silent", "--max-time", "30", "-H",
-                "X-Parse-Application-Id: \(replaying.url("parse", "applicationId"))",
-                "-H", "X-Parse-Master-Key: \(replaying.url("parse", "masterKey"))",
-                replaying.url("parse") + "/classes/_PushStatus",
-            ])
-        #expect(statuses.standardOutput.contains("Sent by the backend under test"), "\(statuses.transcript)")
+        let seen = try await Self.notifications(replaying, token: token)
+        #expect(seen.body.contains(Self.alert), "FakeAPNs had the replayed push: \(seen)")
         #expect(await replaying.stop() == 0)
     }
 
-    @Test func replayingPushesWithoutACassetteIsRefused() async throws {
-        let refused = try await HarnessCommand.run(["serve", "--ephemeral-ports", "--replay-pushes"])
+    @Test(arguments: [
+        ["--replay-pushes"], ["--replay-pushes", "--record", "/tmp/never-made"],
+        ["--replay-pushes", "--cassette", "/tmp/never-made", "--record-mode", "new_episodes"],
+    ])
+    func replayingPushesWithoutReplayingOrWhileRecordingIsRefused(_ arguments: [String]) async throws {
+        let refused = try await HarnessCommand.run(["serve", "--ephemeral-ports"] + arguments)
         #expect(refused.status == 2, "\(refused.transcript)")
-        #expect(refused.standardError.contains("--replay-pushes needs a cassette to replay"), "\(refused.transcript)")
+        #expect(refused.standardError.contains("--replay-pushes replays a cassette without recording"))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never-made"))
     }
 }

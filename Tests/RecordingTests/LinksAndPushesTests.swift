@@ -123,3 +123,51 @@ struct LinksAndPushesTests {
         #expect(schedule.taken == 2)
     }
 }
+
+/// What a client sends is recorded so that the cassette stays readable, and a transcript cut mid-line
+/// by a killed process goes on with whole lines.
+struct RecordedInputTests {
+    @Test(arguments: [
+        "http://127.0.0.1:1337/parse/classes/_Installation?where={\"deviceType\":\"ios\"}",
+        "http://127.0.0.1:1337/parse/push?key=secret-value-1",
+        "http://127.0.0.1:1337/a%zz?b=c d",
+    ])
+    func anOddRequestTargetStillMakesAReadableCassette(_ url: String) throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(
+            directory: folder, redactor: Redactor(secrets: [.init(name: "Parse master key", value: "secret-value-1")]))
+        let exchange = recorder.exchange(
+            service: "parse", link: "app→parse", connection: nil, method: "GET", url: url, httpVersion: "HTTP/1.1",
+            headers: [])
+        exchange.head(status: 200, statusText: "OK", headers: [])
+        exchange.finish()
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let recorded = try #require(try Cassette.open(folder).har.log.entries.first).request.url
+        #expect(URL(string: recorded) != nil)
+        #expect(!recorded.contains("secret-value-1"))
+        #expect((recorded.removingPercentEncoding ?? recorded).contains("deviceType") == url.contains("deviceType"))
+    }
+
+    @Test func aTranscriptCutMidLineGoesOnWithWholeLines() throws {
+        let folder = try TemporaryFolder.make()
+        let first = try CassetteRecorder(directory: folder, redactor: Redactor())
+        first.transcribe(app: "app", from: .app, line: Data("{\"n\":1}".utf8))
+        try first.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        // The process that added to it was killed halfway through a line.
+        let file = folder.appendingPathComponent("transcripts/app.jsonl")
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("{\"at\":1,\"fr".utf8))
+        try handle.close()
+
+        let adding = try CassetteRecorder(directory: folder, redactor: Redactor(), keeping: try Cassette.open(folder))
+        adding.transcribe(app: "app", from: .device, line: Data("{\"n\":2}".utf8))
+        try adding.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        adding.transcribe(app: "app", from: .device, line: Data("{\"n\":3}".utf8))  // closed: dropped
+
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.last?.contains("{\\\"n\\\":2}") == true)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("traffic.har.journal").path))
+    }
+}

@@ -7,16 +7,20 @@ public final class ServedHarness: Sendable {
     /// The endpoints file: `apns`, `media` and `parse`, each a map of its facts (URLs, keys, files).
     public let endpoints: [String: [String: String]]
 
-    /// - Parameter arguments: more options for `harness serve`, such as `--cassette`.
-    public init(_ name: String = #function, arguments: [String] = []) async throws {
+    /// The services' state folder (credentials, Parse's SQLite file).
+    public let stateDirectory: URL
+
+    /// - Parameters:
+    ///   - arguments: more options for `harness serve`, such as `--cassette`.
+    ///   - stateDirectory: the state folder, to start from an earlier serve's (by default a new one).
+    public init(_ name: String = #function, arguments: [String] = [], stateDirectory: URL? = nil) async throws {
         let directory = try PackagePaths.temporaryDirectory(name)
         let file = directory.appendingPathComponent("endpoints.json")
+        self.stateDirectory = stateDirectory ?? directory.appendingPathComponent("state")
         process = try RunningChild(
             HarnessCommand.path,
-            [
-                "serve", "--ephemeral-ports", "--endpoints", file.path, "--state-dir",
-                directory.appendingPathComponent("state").path,
-            ] + arguments,
+            ["serve", "--ephemeral-ports", "--endpoints", file.path, "--state-dir", self.stateDirectory.path]
+                + arguments,
             currentDirectory: PackagePaths.root)
         guard await process.waitForLine(containing: "services are up") != nil else {
             throw NotServing(output: process.output)
