@@ -1,6 +1,7 @@
 import ArgumentParser
 import HarnessCore
 import Logging
+import Recording
 
 /// The `harness` command: a thin layer over HarnessCore that parses arguments and prints.
 @main
@@ -41,5 +42,37 @@ struct RunSetup: ParsableArguments {
         if skipBuild {
             for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
         }
+    }
+}
+
+/// How a replay matches requests to recorded entries, shared by `harness replay` and `harness serve`.
+struct MatchingOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "What of a media request must agree with a recorded one: a comma list of method, host, path, query "
+                + "(default method,path,query).", valueName: "parts"))
+    var matchOn: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The request headers whose values must agree too, comma-separated, '' for none "
+                + "(default Range, If-Range, If-None-Match, If-Match, If-Modified-Since, If-Unmodified-Since).",
+            valueName: "names"))
+    var matchHeaders: String?
+
+    /// The matching these options ask for; exits 2 naming the option when one cannot be used.
+    func resolved() -> RequestMatching {
+        var matching = RequestMatching()
+        do {
+            matching.fields = try RequestMatching(fields: matchOn, headers: nil).fields
+        } catch {
+            fail("--match-on: \(error)", code: 2)
+        }
+        do {
+            matching.headers = try RequestMatching(fields: nil, headers: matchHeaders).headers
+        } catch {
+            fail("--match-headers: \(error)", code: 2)
+        }
+        return matching
     }
 }

@@ -31,10 +31,13 @@ struct Replay: AsyncParsableCommand {
 
     @OptionGroup var setup: RunSetup
 
+    @OptionGroup var matching: MatchingOptions
+
     func run() async throws {
         guard tolerance.isFinite, (0...3600).contains(tolerance) else {
             fail("--tolerance takes seconds from 0 to 3600, not \(tolerance)", code: 2)
         }
+        let matching = matching.resolved()
         let opened: Cassette
         do {
             opened = try Cassette.open(URL(fileURLWithPath: cassette))
@@ -62,6 +65,7 @@ struct Replay: AsyncParsableCommand {
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         runner.replaying = opened
+        runner.matching = matching
         runner.comparison.tolerance = tolerance
         say("harness replay \(name) from \(cassette)")
         let scenarioRunner = runner

@@ -49,6 +49,8 @@ struct Serve: AsyncParsableCommand {
             "Put the media server in front of this server, forwarding what it does not replay.", valueName: "url"))
     var mediaUpstream: String?
 
+    @OptionGroup var matching: MatchingOptions
+
     @Flag(
         help: ArgumentHelp(
             "Send the cassette's recorded pushes to Parse again, each at its recorded time from the start "
@@ -56,6 +58,7 @@ struct Serve: AsyncParsableCommand {
     var replayPushes = false
 
     func run() async throws {
+        _ = matching.resolved()
         if replayPushes {
             // A recording would keep the replayed pushes as new ones, to be sent twice next time.
             guard replay != nil || cassette != nil, record == nil, recordMode == RecordMode.once.rawValue else {
@@ -157,7 +160,7 @@ struct Serve: AsyncParsableCommand {
             var kept: Cassette?
             if plan.replays {
                 let opened = try Cassette.open(url)
-                services.media.replay = MediaReplay(cassette: opened)
+                services.media.replay = MediaReplay(cassette: opened, matching: matching.resolved())
                 kept = opened
             }
             if !plan.passesThrough { services.media.upstream = nil }

@@ -22,6 +22,8 @@ public struct ScenarioRunner: Sendable {
     /// Replay this cassette: the media server answers from it, and the run's timeline is compared with
     /// the recorded one, which decides the outcome.
     public var replaying: Cassette?
+    /// How the replay's media requests are matched to the cassette's entries.
+    public var matching = RequestMatching()
     public var comparison = TimelineComparison.Options()
     /// The SHA-256 of the harness.yml read, kept in a recorded cassette's `meta.json`.
     public var harnessYmlSHA256: String?
@@ -72,7 +74,7 @@ public struct ScenarioRunner: Sendable {
             let pushes = replaying.map {
                 PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now)
             }
-            if let replaying { services.media.replay = MediaReplay(cassette: replaying) }
+            if let replaying { services.media.replay = MediaReplay(cassette: replaying, matching: matching) }
             let services = try await ServiceStack.start(
                 services: services, stateDirectory: state, timeline: timeline, logger: logger)
             stack = services

@@ -120,3 +120,51 @@ public struct Playback: Sendable {
         return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
     }
 }
+
+extension RequestMatching {
+    /// The most header names a matching compares, and the longest name.
+    public static let headerLimit = (count: 32, length: 100)
+
+    /// Matching as a user writes it: `fields` a comma-separated list of `method`, `host`, `path` and
+    /// `query`; `headers` a comma-separated list of header names (empty for none). Nil keeps the default.
+    ///
+    /// - Throws: ``RequestMatchingError`` saying which value is wrong and what is allowed.
+    public init(fields: String?, headers: String?) throws(RequestMatchingError) {
+        self.init()
+        if let fields {
+            var chosen: Set<Field> = []
+            for name in fields.split(separator: ",", omittingEmptySubsequences: false) {
+                let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+                guard let field = Field(rawValue: trimmed) else {
+                    throw RequestMatchingError(
+                        problem:
+                            "'\(trimmed.prefix(40))' is not a part of a request to match on; use a comma list of "
+                            + Field.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                chosen.insert(field)
+            }
+            self.fields = chosen
+        }
+        if let headers {
+            let names = headers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .filter { !$0.isEmpty }
+            guard names.count <= Self.headerLimit.count else {
+                throw RequestMatchingError(problem: "at most \(Self.headerLimit.count) headers, not \(names.count)")
+            }
+            let token = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~")
+            for name in names where name.count > Self.headerLimit.length || !name.allSatisfy(token.contains) {
+                throw RequestMatchingError(problem: "'\(name.prefix(40))' is not a header name")
+            }
+            self.headers = names
+        }
+    }
+}
+
+/// A matching setting that cannot be used.
+public struct RequestMatchingError: Error, CustomStringConvertible, Equatable {
+    public var problem: String
+
+    public init(problem: String) { self.problem = problem }
+
+    public var description: String { problem }
+}

@@ -79,7 +79,17 @@ import Glibc
         #expect(unrecorded.standardOutput.hasPrefix("HTTP/1.1 502"))
         #expect(unrecorded.standardOutput.contains("X-PushHarness-Not-Recorded: GET /photos/b.jpg"))
         #expect(unrecorded.standardOutput.contains("the nearest recorded request is GET /photos/a.jpg"))
+        // Matching is a setting: by default another query is another request; matched on method and
+        // path alone, with no header compared, a ranged request for it gets the recorded whole photo.
+        let otherQuery = try await fetch(offline.url("media") + "/photos/a.jpg?v=2", ["--range", "0-99"])
+        #expect(otherQuery.head.first?.hasPrefix("http/1.1 502") == true, "\(otherQuery)")
         #expect(await offline.stop() == 0)
+        let loose = try await ServedHarness(
+            "served-loosely",
+            arguments: ["--replay", cassette.path, "--match-on", "method,path", "--match-headers", ""])
+        let matched = try await fetch(loose.url("media") + "/photos/a.jpg?v=2", ["--range", "0-99"])
+        #expect(matched == direct[0], "\(matched)")
+        #expect(await loose.stop() == 0)
 
         // The cassette holds what nginx served: haralyzer and the HAR 1.2 schema agree, and every
         // body hashes to what was served.
@@ -160,6 +170,8 @@ import Glibc
             ),
             (["--record", folder.path, "--replay", folder.path], "use one of --cassette, --record and --replay"),
             (["--media-upstream", "ftp://x"], "--media-upstream takes an http:// or https:// URL"),
+            (["--match-on", "method,body"], "--match-on: 'body' is not a part of a request to match on"),
+            (["--match-headers", "range,bad header"], "--match-headers: 'bad header' is not a header name"),
         ]
         for (arguments, words) in cases {
             let result = try await HarnessCommand.run(

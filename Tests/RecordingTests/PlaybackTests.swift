@@ -86,3 +86,50 @@ struct PlaybackTests {
         #expect(RecordMode.allCases.map(\.rawValue) == ["once", "new_episodes", "none", "all"])
     }
 }
+
+/// Matching as a user writes it on the command line: a row per input.
+struct RequestMatchingSettingTests {
+    typealias Field = RequestMatching.Field
+
+    @Test(arguments: [
+        ("method,path", Set<Field>([.method, .path])),
+        (" Method , HOST ,path,query", Set<Field>([.method, .host, .path, .query])),
+        ("path,path", Set<Field>([.path])),
+    ])
+    func partsAreRead(_ text: String, _ fields: Set<Field>) throws {
+        #expect(try RequestMatching(fields: text, headers: nil).fields == fields)
+    }
+
+    @Test(arguments: [
+        ("Range, If-Range", ["range", "if-range"]),
+        ("", []),
+        (" , ", []),
+    ])
+    func headersAreRead(_ text: String, _ headers: [String]) throws {
+        #expect(try RequestMatching(fields: nil, headers: text).headers == headers)
+    }
+
+    @Test func nothingGivenKeepsTheDefault() throws {
+        #expect(try RequestMatching(fields: nil, headers: nil) == RequestMatching())
+    }
+
+    static let badSettings: [(String?, String?, String)] = [
+        ("", nil, "'' is not a part of a request to match on; use a comma list of method, host, path, query"),
+        (
+            "method,,path", nil,
+            "'' is not a part of a request to match on; use a comma list of method, host, path, query"
+        ),
+        ("body", nil, "'body' is not a part of a request to match on; use a comma list of method, host, path, query"),
+        (nil, "range,x y", "'x y' is not a header name"),
+        (nil, "a:b", "'a:b' is not a header name"),
+        (nil, String(repeating: "h,", count: 33), "at most 32 headers, not 33"),
+        (nil, String(repeating: "x", count: 101), "'\(String(repeating: "x", count: 40))' is not a header name"),
+    ]
+
+    @Test(arguments: badSettings)
+    func badSettingsSayWhatIsWrong(_ fields: String?, _ headers: String?, _ problem: String) {
+        #expect(throws: RequestMatchingError(problem: problem)) {
+            try RequestMatching(fields: fields, headers: headers)
+        }
+    }
+}
