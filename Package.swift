@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "DeviceSimulator", targets: ["DeviceSimulator"]),
         .library(name: "DeviceClient", targets: ["DeviceClient"]),
         .library(name: "HarnessCore", targets: ["HarnessCore"]),
+        .library(name: "FaultProxy", targets: ["FaultProxy"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
@@ -108,6 +109,19 @@ let package = Package(
             dependencies: ["HarnessTimeline", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(
+            name: "FaultProxy",
+            dependencies: [
+                "DeviceProtocol",
+                "HarnessTimeline",
+                "HTTPServiceSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "PushChannel",
             dependencies: ["Recording", "DeviceProtocol", "HarnessTimeline"]
         ),
@@ -155,6 +169,7 @@ let package = Package(
         .executableTarget(
             name: "HarnessCLI",
             dependencies: [
+                "FaultProxy",
                 "HarnessCore",
                 "HarnessTimeline",
                 "MediaServer",
@@ -180,6 +195,7 @@ let package = Package(
         ),
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "HarnessTimeline", "TestSupport"]),
+        .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "HarnessTimeline", "TestSupport"]),
         .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(
             name: "FakeAPNsTests",

@@ -2,7 +2,7 @@ import Foundation
 import HarnessTimeline
 
 /// Turns timeline events into the lines of the live view.
-enum EventFormatter {
+public enum EventFormatter {
     static let shownAttributes: [String: [String]] = [
         EventKind.serviceStarted.rawValue: ["service", "url", "throttle"],
         EventKind.appLaunched.rawValue: ["bundleId", "reason", "pid"],
@@ -30,7 +30,7 @@ enum EventFormatter {
         EventKind.mediaRequest.rawValue: ["method", "path", "status", "range"],
     ]
 
-    static func line(_ event: TimelineEvent) -> String? {
+    public static func line(_ event: TimelineEvent) -> String? {
         if event.kind == .transferProgress { return progressLine(event) }
         if event.kind == .mediaResponseFinished || event.kind == .apnsDeviceRegistered { return nil }
         let keys = shownAttributes[event.kind.rawValue] ?? event.attributes.keys.sorted()

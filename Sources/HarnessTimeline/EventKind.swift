@@ -134,4 +134,16 @@ extension EventKind {
     public static let mediaFaultFired: EventKind = "media.fault.fired"
     /// Replaying a cassette, the media server was asked for something the cassette does not hold.
     public static let mediaNotRecorded: EventKind = "media.notRecorded"
+
+    // FaultProxy
+    public static let proxyCreated: EventKind = "proxy.created"
+    public static let proxyUpdated: EventKind = "proxy.updated"
+    public static let proxyDeleted: EventKind = "proxy.deleted"
+    public static let proxyToxicAdded: EventKind = "proxy.toxic.added"
+    public static let proxyToxicUpdated: EventKind = "proxy.toxic.updated"
+    public static let proxyToxicRemoved: EventKind = "proxy.toxic.removed"
+    /// A client was accepted and closed: the proxy's upstream could not be reached (`why`).
+    public static let proxyUpstreamRefused: EventKind = "proxy.upstream.refused"
+    /// A toxic ended a connection (`how`: FIN or RST) after `atByte` bytes in its `stream`.
+    public static let proxyConnectionCut: EventKind = "proxy.connection.cut"
 }

@@ -20,6 +20,9 @@ struct ComparedAttributesTests {
         "retryIn", "scenario", "screen", "serverThrottle", "service", "session", "sha256", "shownCount", "state",
         "status", "stored", "stream", "style", "task", "taskDescription", "termination", "throttle", "title",
         "topic", "wake", "why",
+        // The fault proxy's: names, addresses (their loopback ports normalised) and toxic settings.
+        "average_size", "delay", "enabled", "jitter", "listen", "proxy", "rate", "size_variation", "timeout",
+        "toxic", "toxicity", "type", "upstream",
     ]
 
     @Test func everyAttributeIsComparedOrLeftOutOnPurpose() {

@@ -1,0 +1,253 @@
+import DeviceProtocol
+import Foundation
+import HarnessTimeline
+
+/// The fault proxy: named TCP proxies, each listening on its own port and relaying to an upstream
+/// through its toxics, managed as Toxiproxy manages them (``ToxiproxyAPI`` serves its HTTP API).
+public actor FaultProxy {
+    /// A proxy as the API shows it.
+    public struct Proxy: Sendable, Equatable {
+        public var name: String
+        /// `host:port`; once listening, the port bound.
+        public var listen: String
+        public var upstream: String
+        public var enabled: Bool
+        public var toxics: [Toxic]
+
+        /// Toxiproxy's JSON for it, fields in its order.
+        var json: String {
+            "{\"name\":\(Toxic.quoted(name)),\"listen\":\(Toxic.quoted(listen)),\"upstream\":\(Toxic.quoted(upstream)),"
+                + "\"enabled\":\(enabled),\"toxics\":[\(toxics.map(\.json).joined(separator: ","))]}"
+        }
+    }
+
+    private var proxies: [String: Proxy] = [:]
+    private var listeners: [String: ProxyListener] = [:]
+    private let events: ProxyEvents
+    private var seeds: SplitMix64
+
+    /// The most proxies, and toxics on one proxy: enough for any test, and a bound on what a client can make.
+    public static let limits = (proxies: 1000, toxics: 100)
+
+    /// - Parameter seed: draws each connection's toxicity and jitter; the same seed, the same draws.
+    public init(timeline: Timeline? = nil, seed: UInt64 = .random(in: 0...UInt64.max)) {
+        events = ProxyEvents(timeline: timeline)
+        seeds = SplitMix64(seed: seed)
+    }
+
+    // MARK: Proxies
+
+    /// Every proxy, by name.
+    public func all() -> [Proxy] { proxies.values.sorted { $0.name < $1.name } }
+
+    public func proxy(_ name: String) throws(ToxiproxyError) -> Proxy {
+        guard let proxy = proxies[name] else { throw .proxyNotFound }
+        return proxy
+    }
+
+    /// `POST /proxies`: a new proxy, listening at once when enabled.
+    public func create(from data: Data) async throws(ToxiproxyError) -> Proxy {
+        let object = try GoObject(data)
+        guard let name = try object.string("name"), !name.isEmpty else { throw .missing("name") }
+        guard let upstream = try object.string("upstream"), !upstream.isEmpty else { throw .missing("upstream") }
+        let proxy = Proxy(
+            name: name, listen: try object.string("listen") ?? "", upstream: upstream,
+            enabled: try object.bool("enabled") ?? true, toxics: [])
+        guard proxies[name] == nil else { throw .proxyExists }
+        return try await add(proxy)
+    }
+
+    /// Adds a proxy that does not exist yet (checked by the caller).
+    private func add(_ proxy: Proxy) async throws(ToxiproxyError) -> Proxy {
+        guard proxies.count < Self.limits.proxies else {
+            throw ToxiproxyError("there are \(Self.limits.proxies) proxies already", status: 409)
+        }
+        guard proxy.name.utf8.count <= 200 else { throw .badBody("name must be at most 200 bytes") }
+        _ = try HostPort.parse(proxy.upstream, field: "upstream")
+        var proxy = proxy
+        if proxy.enabled { proxy.listen = try await start(proxy) }
+        proxies[proxy.name] = proxy
+        events.publish(.proxyCreated, ["proxy": proxy.name, "listen": proxy.listen, "upstream": proxy.upstream])
+        return proxy
+    }
+
+    /// `POST|PATCH /proxies/{proxy}`: the fields given change; a new `listen` or `upstream` restarts the
+    /// proxy (its connections close), `enabled: false` closes its listener and connections.
+    public func update(_ name: String, from data: Data) async throws(ToxiproxyError) -> Proxy {
+        guard var proxy = proxies[name] else { throw .proxyNotFound }
+        let object = try GoObject(data)
+        let listen = try object.string("listen")
+        let upstream = try object.string("upstream")
+        if let upstream { _ = try HostPort.parse(upstream, field: "upstream") }
+        let enabled = try object.bool("enabled") ?? proxy.enabled
+        let moves = (listen.map { $0 != proxy.listen } ?? false) || (upstream.map { $0 != proxy.upstream } ?? false)
+        if let listen { proxy.listen = listen }
+        if let upstream { proxy.upstream = upstream }
+        if moves || !enabled, let running = listeners.removeValue(forKey: name) { await running.close() }
+        proxy.enabled = enabled
+        if enabled, listeners[name] == nil { proxy.listen = try await start(proxy) }
+        proxies[name] = proxy
+        events.publish(
+            .proxyUpdated,
+            ["proxy": name, "listen": proxy.listen, "upstream": proxy.upstream, "enabled": "\(proxy.enabled)"])
+        return proxy
+    }
+
+    /// `DELETE /proxies/{proxy}`.
+    public func delete(_ name: String) async throws(ToxiproxyError) {
+        guard proxies.removeValue(forKey: name) != nil else { throw .proxyNotFound }
+        await listeners.removeValue(forKey: name)?.close()
+        events.publish(.proxyDeleted, ["proxy": name])
+    }
+
+    /// `POST /populate`: each proxy in the array created, or replaced when its listen or upstream
+    /// differ (one that is the same is kept as it is). Stops at the first error, which it returns
+    /// beside the proxies made so far.
+    public func populate(from data: Data) async -> (proxies: [Proxy], error: ToxiproxyError?) {
+        let items: [JSONValue]
+        do {
+            guard case .array(let array) = try JSONValue.parse(data) else {
+                return ([], .badBody("expected a JSON array of proxies"))
+            }
+            items = array
+        } catch {
+            return ([], error)
+        }
+        var made: [Proxy] = []
+        for (index, item) in items.enumerated() {
+            guard case .object(let fields) = item else {
+                return (made, .badBody("proxy \(index + 1) is not an object"))
+            }
+            let object = GoObject(fields: fields)
+            do {
+                guard let name = try object.string("name"), !name.isEmpty else {
+                    throw ToxiproxyError.missing("name at proxy \(index + 1)")
+                }
+                guard let upstream = try object.string("upstream"), !upstream.isEmpty else {
+                    throw ToxiproxyError.missing("upstream at proxy \(index + 1)")
+                }
+                let listen = try object.string("listen") ?? ""
+                if let existing = proxies[name], existing.upstream == upstream,
+                    listen.isEmpty || existing.listen == listen
+                {
+                    made.append(existing)
+                    continue
+                }
+                if proxies[name] != nil { try await delete(name) }
+                made.append(
+                    try await add(
+                        Proxy(
+                            name: name, listen: listen, upstream: upstream, enabled: try object.bool("enabled") ?? true,
+                            toxics: [])))
+            } catch let error as ToxiproxyError {
+                return (made, error)
+            } catch {
+                return (made, ToxiproxyError("\(error)", status: 500))
+            }
+        }
+        return (made, nil)
+    }
+
+    /// `POST /reset`: every proxy enabled, every toxic removed.
+    public func reset() async {
+        for name in proxies.keys.sorted() {
+            guard var proxy = proxies[name] else { continue }
+            for toxic in proxy.toxics { events.toxic(.proxyToxicRemoved, name, toxic) }
+            proxy.toxics = []
+            listeners[name]?.setToxics([])
+            if !proxy.enabled {
+                proxy.enabled = true
+                if let listen = try? await start(proxy) { proxy.listen = listen } else { proxy.enabled = false }
+            }
+            proxies[name] = proxy
+        }
+    }
+
+    /// Closes every proxy.
+    public func shutdown() async {
+        for (_, listener) in listeners { await listener.close() }
+        listeners.removeAll()
+    }
+
+    private func start(_ proxy: Proxy) async throws(ToxiproxyError) -> String {
+        let listen = try HostPort.parse(proxy.listen.isEmpty ? "127.0.0.1:0" : proxy.listen, field: "listen")
+        let upstream = try HostPort.parse(proxy.upstream, field: "upstream")
+        do {
+            let listener = try await ProxyListener.bind(
+                name: proxy.name, listen: listen, upstream: upstream, toxics: proxy.toxics, seed: seeds.next(),
+                events: events)
+            listeners[proxy.name] = listener
+            return listener.listen
+        } catch {
+            throw ToxiproxyError("listen tcp \(listen.host):\(listen.port): \(error)", status: 500)
+        }
+    }
+
+    // MARK: Toxics
+
+    public func toxics(of proxy: String) throws(ToxiproxyError) -> [Toxic] { try self.proxy(proxy).toxics }
+
+    public func toxic(_ name: String, of proxy: String) throws(ToxiproxyError) -> Toxic {
+        guard let toxic = try self.proxy(proxy).toxics.first(where: { $0.name == name }) else { throw .toxicNotFound }
+        return toxic
+    }
+
+    /// `POST /proxies/{proxy}/toxics`: on open connections and new ones.
+    public func addToxic(to name: String, from data: Data) throws(ToxiproxyError) -> Toxic {
+        guard var proxy = proxies[name] else { throw .proxyNotFound }
+        let toxic = try Toxic.decode(data)
+        guard !proxy.toxics.contains(where: { $0.name == toxic.name }) else { throw .toxicExists }
+        guard proxy.toxics.count < Self.limits.toxics else {
+            throw ToxiproxyError("a proxy has at most \(Self.limits.toxics) toxics", status: 409)
+        }
+        proxy.toxics.append(toxic)
+        proxies[name] = proxy
+        listeners[name]?.setToxics(proxy.toxics)
+        events.toxic(.proxyToxicAdded, name, toxic)
+        return toxic
+    }
+
+    /// `POST|PATCH /proxies/{proxy}/toxics/{toxic}`.
+    public func updateToxic(_ toxicName: String, of name: String, from data: Data) throws(ToxiproxyError) -> Toxic {
+        guard var proxy = proxies[name] else { throw .proxyNotFound }
+        guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
+        let toxic = try proxy.toxics[index].updated(with: data)
+        proxy.toxics[index] = toxic
+        proxies[name] = proxy
+        listeners[name]?.setToxics(proxy.toxics)
+        events.toxic(.proxyToxicUpdated, name, toxic)
+        return toxic
+    }
+
+    /// `DELETE /proxies/{proxy}/toxics/{toxic}`: the link is as it was without it (a `timeout` toxic's
+    /// removal closes the connections it held, as Toxiproxy's does).
+    public func removeToxic(_ toxicName: String, of name: String) throws(ToxiproxyError) {
+        guard var proxy = proxies[name] else { throw .proxyNotFound }
+        guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
+        let toxic = proxy.toxics.remove(at: index)
+        proxies[name] = proxy
+        listeners[name]?.setToxics(proxy.toxics)
+        events.toxic(.proxyToxicRemoved, name, toxic)
+    }
+
+    /// How many connections a proxy has open (for tests and the summary).
+    public func openConnections(of name: String) -> Int { listeners[name]?.openConnections ?? 0 }
+}
+
+/// `host:port`, as Toxiproxy's `listen` and `upstream` are written (`[::1]:80` for IPv6).
+struct HostPort {
+    static func parse(_ text: String, field: String) throws(ToxiproxyError) -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":") else {
+            throw .badBody("\(field) must be host:port, not \(Toxic.quoted(String(text.prefix(100))))")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.isEmpty { host = field == "listen" ? "0.0.0.0" : "127.0.0.1" }
+        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port),
+            field == "listen" || port > 0, host.utf8.count <= 253
+        else {
+            throw .badBody("\(field) must be host:port, not \(Toxic.quoted(String(text.prefix(100))))")
+        }
+        return (host, port)
+    }
+}

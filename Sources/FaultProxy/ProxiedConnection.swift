@@ -1,0 +1,290 @@
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One client connection through a proxy and the connection to the upstream it opened: two channels on
+/// one event loop, and for each direction a ``ToxicPipe`` that says when each byte read goes out.
+/// Confined to that event loop.
+final class ProxiedConnection {
+    typealias Instant = ContinuousClock.Instant
+
+    /// Bytes held per direction (read, waiting for their moment) before reading from the source stops.
+    static let heldLimit = 4 << 20
+
+    let client: any Channel
+    let upstream: any Channel
+    private var directions: [ToxicStream: Direction]
+    private let report: @Sendable (ConnectionReport) -> Void
+    private var closed = false
+
+    /// What a proxy learns when a toxic ends a connection.
+    struct ConnectionReport: Sendable {
+        var stream: ToxicStream
+        var how: ToxicPipe.Closing
+        /// Bytes written in that direction before the end.
+        var written: Int
+    }
+
+    /// One way through the connection: bytes read from `source`, held, written to `destination`.
+    private struct Direction {
+        var pipe: ToxicPipe
+        /// Bytes read and not yet written or dropped, oldest first.
+        var held = CircularBuffer<ByteBuffer>()
+        var heldBytes = 0
+        /// What the pipe decided and is not done yet, in order.
+        var actions = CircularBuffer<ToxicPipe.Step>()
+        var timer: Scheduled<Void>?
+        var timerAt: Instant?
+        var written = 0
+        var ended = false
+        /// A read the source asked for while reading was paused.
+        var readWaiting = false
+        var unflushed = false
+
+        /// Takes the next `count` held bytes, a slice at a time.
+        mutating func take(_ count: Int, _ each: (ByteBuffer) -> Void) {
+            var remaining = count
+            while remaining > 0, var buffer = held.first {
+                let slice = buffer.readSlice(length: min(remaining, buffer.readableBytes))!
+                remaining -= slice.readableBytes
+                heldBytes -= slice.readableBytes
+                if buffer.readableBytes == 0 {
+                    held.removeFirst()
+                } else {
+                    held[held.startIndex] = buffer
+                }
+                each(slice)
+            }
+        }
+    }
+
+    init(
+        client: any Channel, upstream: any Channel, toxics: [Toxic], seed: UInt64,
+        report: @escaping @Sendable (ConnectionReport) -> Void
+    ) {
+        self.client = client
+        self.upstream = upstream
+        self.report = report
+        let now = ContinuousClock.now
+        directions = [
+            .upstream: Direction(
+                pipe: ToxicPipe(toxics: toxics.filter { $0.stream == .upstream }, seed: seed, at: now)),
+            .downstream: Direction(
+                pipe: ToxicPipe(toxics: toxics.filter { $0.stream == .downstream }, seed: seed &+ 1, at: now)),
+        ]
+        scheduleDeadline(.upstream)
+        scheduleDeadline(.downstream)
+    }
+
+    private func destination(_ stream: ToxicStream) -> any Channel { stream == .upstream ? upstream : client }
+    private func source(_ stream: ToxicStream) -> any Channel { stream == .upstream ? client : upstream }
+
+    // MARK: Input
+
+    /// Bytes read from the source of `stream`.
+    func read(_ bytes: ByteBuffer, on stream: ToxicStream) {
+        guard !closed, var direction = directions[stream] else { return }
+        if direction.pipe.isPassThrough, direction.actions.isEmpty, !direction.pipe.finished {
+            // No toxic acts: straight through, flushed when the read completes.
+            direction.written += bytes.readableBytes
+            direction.unflushed = true
+            directions[stream] = direction
+            destination(stream).write(bytes, promise: nil)
+            return
+        }
+        direction.held.append(bytes)
+        direction.heldBytes += bytes.readableBytes
+        let steps = direction.pipe.receive(bytes.readableBytes, at: .now)
+        direction.actions.append(contentsOf: steps)
+        directions[stream] = direction
+        perform(stream)
+    }
+
+    /// The source of `stream` finished a burst of reads.
+    func readComplete(on stream: ToxicStream) {
+        guard directions[stream]?.unflushed == true else { return }
+        directions[stream]?.unflushed = false
+        destination(stream).flush()
+    }
+
+    /// The source of `stream` will send nothing more.
+    func inputEnded(on stream: ToxicStream) {
+        guard !closed, var direction = directions[stream], !direction.ended else { return }
+        direction.actions.append(contentsOf: direction.pipe.end(at: .now))
+        directions[stream] = direction
+        perform(stream)
+    }
+
+    /// The source of `stream` went away without a half-close (it reset, or closed both ways): what it
+    /// sent still goes out as its toxics say, and nothing more can reach it.
+    func peerClosed(_ stream: ToxicStream) {
+        guard !closed else { return }
+        inputEnded(on: stream)
+        let other: ToxicStream = stream == .upstream ? .downstream : .upstream
+        directions[other]?.timer?.cancel()
+        directions[other]?.timer = nil
+        directions[other]?.actions.removeAll()
+        directions[other]?.held.removeAll()
+        directions[other]?.heldBytes = 0
+        directions[other]?.ended = true
+        if directions[stream]?.ended == true { close(.fin) }
+    }
+
+    /// The toxics changed: each direction takes the new list.
+    func update(toxics: [Toxic]) {
+        guard !closed else { return }
+        for stream in ToxicStream.allCases {
+            guard var direction = directions[stream] else { continue }
+            direction.actions.append(
+                contentsOf: direction.pipe.update(toxics: toxics.filter { $0.stream == stream }, at: .now))
+            directions[stream] = direction
+            perform(stream)
+            scheduleDeadline(stream)
+        }
+    }
+
+    // MARK: Output
+
+    /// Carries out the actions that are due, in order, and sets a timer for the next one. What was
+    /// written is flushed before the direction ends or the connection closes, which would drop it.
+    private func perform(_ stream: ToxicStream) {
+        guard !closed, var direction = directions[stream] else { return }
+        let now = ContinuousClock.now
+        let destination = destination(stream)
+        var wrote = false
+        func flush() { if wrote { destination.flush() } }
+        while let action = direction.actions.first {
+            if let at = action.time, at > now {
+                directions[stream] = direction
+                flush()
+                schedule(stream, at: at)
+                return
+            }
+            direction.actions.removeFirst()
+            switch action {
+            case .write(let count, _):
+                direction.take(count) { slice in
+                    destination.write(slice, promise: nil)
+                    wrote = true
+                }
+                direction.written += count
+            case .drop(let count):
+                direction.take(count) { _ in }
+            case .end:
+                direction.ended = true
+                directions[stream] = direction
+                flush()
+                endDirection(stream)
+                return
+            case .close(let how, _):
+                directions[stream] = direction
+                flush()
+                report(ConnectionReport(stream: stream, how: how, written: direction.written))
+                close(how)
+                return
+            }
+        }
+        directions[stream] = direction
+        flush()
+        resumeReadingIfRoom(stream)
+    }
+
+    private func schedule(_ stream: ToxicStream, at: Instant) {
+        guard directions[stream]?.timerAt != at else { return }
+        directions[stream]?.timer?.cancel()
+        directions[stream]?.timerAt = at
+        let loop = client.eventLoop
+        let delay = Self.timeAmount(until: at)
+        directions[stream]?.timer = loop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            directions[stream]?.timer = nil
+            directions[stream]?.timerAt = nil
+            perform(stream)
+            scheduleDeadline(stream)
+        }
+    }
+
+    /// From now to `instant`, as NIO counts time (0 when it has passed).
+    static func timeAmount(until instant: Instant) -> TimeAmount {
+        let left = ContinuousClock.now.duration(to: instant)
+        guard left > .zero else { return .zero }
+        let (seconds, attoseconds) = left.components
+        return .nanoseconds(min(seconds, 86_400 * 365) * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    /// A toxic that acts without input (`timeout`) gets a timer for its deadline.
+    private func scheduleDeadline(_ stream: ToxicStream) {
+        guard !closed, let deadline = directions[stream]?.pipe.deadline, directions[stream]?.timer == nil else {
+            return
+        }
+        let loop = client.eventLoop
+        let delay = Self.timeAmount(until: deadline)
+        directions[stream]?.timerAt = deadline
+        directions[stream]?.timer = loop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            directions[stream]?.timer = nil
+            directions[stream]?.timerAt = nil
+            guard var direction = directions[stream] else { return }
+            direction.actions.append(contentsOf: direction.pipe.expire(at: .now))
+            directions[stream] = direction
+            perform(stream)
+            scheduleDeadline(stream)
+        }
+    }
+
+    // MARK: Flow control
+
+    /// Whether the source of `stream` may be read from now.
+    func mayRead(_ stream: ToxicStream) -> Bool {
+        guard let direction = directions[stream] else { return false }
+        if direction.heldBytes >= Self.heldLimit || !destination(stream).isWritable {
+            directions[stream]?.readWaiting = true
+            return false
+        }
+        return true
+    }
+
+    /// The destination of `stream` can take more: reading resumes if it waited.
+    func destinationWritable(_ stream: ToxicStream) { resumeReadingIfRoom(stream) }
+
+    private func resumeReadingIfRoom(_ stream: ToxicStream) {
+        guard let direction = directions[stream], direction.readWaiting, direction.heldBytes < Self.heldLimit,
+            destination(stream).isWritable
+        else { return }
+        directions[stream]?.readWaiting = false
+        source(stream).read()
+    }
+
+    // MARK: Ends
+
+    /// A direction ended: its destination is half-closed; when both have, the connection closes.
+    private func endDirection(_ stream: ToxicStream) {
+        destination(stream).close(mode: .output, promise: nil)
+        if directions.values.allSatisfy(\.ended) { close(.fin) }
+    }
+
+    /// Closes both channels; a reset sends RST (`SO_LINGER` 0) on each.
+    func close(_ how: ToxicPipe.Closing) {
+        guard !closed else { return }
+        closed = true
+        for stream in ToxicStream.allCases { directions[stream]?.timer?.cancel() }
+        for channel in [client, upstream] {
+            guard how == .reset, let socket = channel as? any SocketOptionProvider else {
+                channel.close(promise: nil)
+                continue
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
+
+extension ToxicPipe.Step {
+    /// When the step is due; a drop is due as soon as the steps before it are done.
+    var time: ContinuousClock.Instant? {
+        switch self {
+        case .write(_, let at), .end(let at), .close(_, let at): at
+        case .drop: nil
+        }
+    }
+}

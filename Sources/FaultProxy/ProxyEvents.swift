@@ -1,0 +1,33 @@
+import HarnessTimeline
+
+/// What the fault proxy tells the timeline: proxies and toxics as they change, clients turned away
+/// because the upstream could not be reached, and connections a toxic ended.
+struct ProxyEvents: Sendable {
+    let timeline: Timeline?
+
+    func publish(_ kind: EventKind, _ attributes: EventAttributes) {
+        timeline?.publish(kind, source: "proxy", attributes)
+    }
+
+    func upstreamRefused(_ proxy: String, _ upstream: String, _ why: String) {
+        publish(.proxyUpstreamRefused, ["proxy": proxy, "upstream": upstream, "why": why])
+    }
+
+    func cut(_ proxy: String, _ report: ProxiedConnection.ConnectionReport) {
+        publish(
+            .proxyConnectionCut,
+            [
+                "proxy": proxy, "stream": report.stream.rawValue, "how": report.how == .reset ? "RST" : "FIN",
+                "atByte": "\(report.written)",
+            ])
+    }
+
+    func toxic(_ kind: EventKind, _ proxy: String, _ toxic: Toxic) {
+        var attributes = [
+            "proxy": proxy, "toxic": toxic.name, "type": toxic.kind.rawValue, "stream": toxic.stream.rawValue,
+        ]
+        attributes["toxicity"] = "\(toxic.toxicity)"
+        for (name, value) in toxic.attributes { attributes[name] = "\(value)" }
+        publish(kind, EventAttributes(attributes))
+    }
+}

@@ -1,0 +1,204 @@
+import HarnessTimeline
+import NIOCore
+import NIOPosix
+
+/// One proxy's listener: accepts clients, opens a connection to the upstream for each, and relays
+/// their bytes through the proxy's toxics. The toxics can change while connections are open: each
+/// connection takes the new list at once.
+final class ProxyListener: Sendable {
+    let name: String
+    let upstream: (host: String, port: Int)
+    /// The address bound, as `host:port`.
+    let listen: String
+    private let server: any Channel
+    private let shared: Shared
+
+    /// What the accepting channels and the proxy share.
+    private final class Shared: Sendable {
+        let toxics: LockedState<[Toxic]>
+        let connections = LockedState<[ObjectIdentifier: NIOLoopBound<ProxiedConnection>]>([:])
+        let seeds: LockedState<SplitMix64>
+        let events: ProxyEvents
+
+        init(toxics: [Toxic], seed: UInt64, events: ProxyEvents) {
+            self.toxics = LockedState(toxics)
+            seeds = LockedState(SplitMix64(seed: seed))
+            self.events = events
+        }
+    }
+
+    private init(name: String, upstream: (host: String, port: Int), listen: String, server: any Channel, shared: Shared)
+    {
+        self.name = name
+        self.upstream = upstream
+        self.listen = listen
+        self.server = server
+        self.shared = shared
+    }
+
+    /// Binds `listen` and starts accepting.
+    ///
+    /// - Throws: what binding threw (a port in use).
+    static func bind(
+        name: String, listen: (host: String, port: Int), upstream: (host: String, port: Int), toxics: [Toxic],
+        seed: UInt64, events: ProxyEvents
+    ) async throws -> ProxyListener {
+        let shared = Shared(toxics: toxics, seed: seed, events: events)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { client in
+                client.eventLoop.makeCompletedFuture {
+                    // The upstream is dialled once the client's channel is active, not before.
+                    try client.pipeline.syncOperations.addHandler(
+                        RelayHandler(source: .upstream) { client in
+                            Self.connect(client, to: upstream, name: name, shared: shared)
+                        })
+                }
+            }
+            .bind(host: listen.host, port: listen.port).get()
+        let port = server.localAddress?.port ?? listen.port
+        return ProxyListener(
+            name: name, upstream: upstream, listen: "\(listen.host):\(port)", server: server, shared: shared)
+    }
+
+    /// Opens the upstream connection for a client just accepted; the client is not read from until it
+    /// is open. An upstream that cannot be reached closes the client (as Toxiproxy: accepted, then
+    /// closed) and says why on the timeline.
+    private static func connect(
+        _ client: any Channel, to upstream: (host: String, port: Int), name: String, shared: Shared
+    ) {
+        let loop = client.eventLoop
+        ClientBootstrap(group: loop)
+            .channelOption(.allowRemoteHalfClosure, value: true)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RelayHandler(source: .downstream))
+                }
+            }
+            .connect(host: upstream.host, port: upstream.port)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    shared.events.upstreamRefused(name, "\(upstream.host):\(upstream.port)", "\(error)")
+                    client.close(promise: nil)
+                case .success(let channel):
+                    // The client went away while the upstream was being dialled.
+                    guard client.isActive else {
+                        channel.close(promise: nil)
+                        return
+                    }
+                    let seed = shared.seeds.withLock { $0.next() }
+                    let connection = ProxiedConnection(
+                        client: client, upstream: channel, toxics: shared.toxics.withLock { $0 }, seed: seed
+                    ) { report in shared.events.cut(name, report) }
+                    let key = ObjectIdentifier(connection)
+                    shared.connections.withLock { $0[key] = NIOLoopBound(connection, eventLoop: loop) }
+                    client.closeFuture.and(channel.closeFuture).whenComplete { _ in
+                        _ = shared.connections.withLock { $0.removeValue(forKey: key) }
+                    }
+                    for (side, stream) in [(client, ToxicStream.upstream), (channel, .downstream)] {
+                        if let relay = try? side.pipeline.syncOperations.handler(type: RelayHandler.self) {
+                            relay.attach(connection, stream: stream)
+                        }
+                    }
+                    client.read()
+                    channel.read()
+                }
+            }
+    }
+
+    /// Every connection takes `toxics` from now on; new ones start with it.
+    func setToxics(_ toxics: [Toxic]) {
+        shared.toxics.withLock { $0 = toxics }
+        for connection in shared.connections.withLock({ Array($0.values) }) {
+            connection.eventLoop.execute { connection.value.update(toxics: toxics) }
+        }
+    }
+
+    /// How many connections are open.
+    var openConnections: Int { shared.connections.withLock { $0.count } }
+
+    /// Stops accepting and closes every connection.
+    func close() async {
+        try? await server.close()
+        let open = shared.connections.withLock { connections in
+            defer { connections.removeAll() }
+            return Array(connections.values)
+        }
+        for connection in open {
+            connection.eventLoop.execute { connection.value.close(.fin) }
+        }
+    }
+}
+
+/// The channel handler on each side of a proxied connection: reads go to the connection's pipe for
+/// its direction; reading pauses while too much is held or the other side cannot take more.
+final class RelayHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// The direction this channel is the source of.
+    let source: ToxicStream
+    private var connection: ProxiedConnection?
+    /// Called when the channel becomes active: the client's side dials the upstream then.
+    private let whenActive: ((any Channel) -> Void)?
+
+    init(source: ToxicStream, whenActive: ((any Channel) -> Void)? = nil) {
+        self.source = source
+        self.whenActive = whenActive
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        whenActive?(context.channel)
+        context.fireChannelActive()
+    }
+
+    func attach(_ connection: ProxiedConnection, stream: ToxicStream) {
+        self.connection = connection
+    }
+
+    /// The direction this channel is the destination of.
+    private var destinationOf: ToxicStream { source == .upstream ? .downstream : .upstream }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection?.read(unwrapInboundIn(data), on: source)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        connection?.readComplete(on: source)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Nothing is read until the upstream is open, nor while the pipe holds too much.
+        guard let connection, connection.mayRead(source) else { return }
+        context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { connection?.destinationWritable(destinationOf) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            connection?.inputEnded(on: source)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        // Gone without a half-close (a reset, or closed here): the other side goes too.
+        connection?.peerClosed(source)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection?.close(.fin)
+    }
+}

@@ -1,0 +1,173 @@
+import DeviceProtocol
+import Foundation
+
+/// An answer of Toxiproxy's API that is an error: its status and Toxiproxy's own words, sent as
+/// `{"error":"…","status":N}` (with Go's `http.Error`: `text/plain`, a trailing newline).
+public struct ToxiproxyError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var status: Int
+
+    public init(_ message: String, status: Int) {
+        self.message = message
+        self.status = status
+    }
+
+    public var description: String { message }
+
+    static func badBody(_ why: String) -> ToxiproxyError { ToxiproxyError("bad request body: \(why)", status: 400) }
+    static func missing(_ field: String) -> ToxiproxyError {
+        ToxiproxyError("missing required field: \(field)", status: 400)
+    }
+    static let proxyNotFound = ToxiproxyError("proxy not found", status: 404)
+    static let proxyExists = ToxiproxyError("proxy already exists", status: 409)
+    static let invalidStream = ToxiproxyError("stream was invalid, can be either upstream or downstream", status: 400)
+    static let invalidToxicType = ToxiproxyError("invalid toxic type", status: 400)
+    static let toxicExists = ToxiproxyError("toxic already exists", status: 409)
+    static let toxicNotFound = ToxiproxyError("toxic not found", status: 404)
+
+    /// The body Toxiproxy sends.
+    public var body: String {
+        let escaped =
+            String(
+                data: (try? JSONSerialization.data(withJSONObject: [message], options: [.withoutEscapingSlashes]))
+                    ?? Data("[\"\"]".utf8), encoding: .utf8) ?? "[\"\"]"
+        return "{\"error\":\(escaped.dropFirst().dropLast()),\"status\":\(status)}\n"
+    }
+}
+
+extension JSONValue {
+    /// The request body as one JSON value (a number is never a boolean).
+    static func parse(_ data: Data) throws(ToxiproxyError) -> JSONValue {
+        guard !data.isEmpty else { throw .badBody("EOF") }
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw .badBody("the body is not JSON")
+        }
+    }
+}
+
+/// A JSON object as Go's decoder reads it into a struct: a key matches a field exactly, or else
+/// ignoring case; keys no field has are ignored.
+struct GoObject {
+    let fields: [String: JSONValue]
+
+    /// Parses `data` as one JSON object.
+    init(_ data: Data) throws(ToxiproxyError) {
+        guard case .object(let object) = try JSONValue.parse(data) else { throw .badBody("expected a JSON object") }
+        fields = object
+    }
+
+    init(fields: [String: JSONValue]) { self.fields = fields }
+
+    subscript(_ key: String) -> JSONValue? {
+        if let exact = fields[key] { return exact }
+        return fields.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
+    }
+
+    func string(_ key: String) throws(ToxiproxyError) -> String? {
+        switch self[key] {
+        case nil, .null: return nil
+        case .string(let text): return text
+        default: throw .badBody("\(key) must be a string")
+        }
+    }
+
+    func bool(_ key: String) throws(ToxiproxyError) -> Bool? {
+        switch self[key] {
+        case nil, .null: return nil
+        case .bool(let value): return value
+        default: throw .badBody("\(key) must be true or false")
+        }
+    }
+
+    func number(_ key: String) throws(ToxiproxyError) -> Double? {
+        switch self[key] {
+        case nil, .null: return nil
+        case .number(let value): return value
+        default: throw .badBody("\(key) must be a number")
+        }
+    }
+
+    func object(_ key: String) throws(ToxiproxyError) -> GoObject? {
+        switch self[key] {
+        case nil, .null: return nil
+        case .object(let object): return GoObject(fields: object)
+        default: throw .badBody("\(key) must be a JSON object")
+        }
+    }
+}
+
+extension Toxic {
+    /// A toxic from `POST /proxies/{proxy}/toxics`, with Toxiproxy's defaults: `downstream`, toxicity 1,
+    /// the name `<type>_<stream>`; attributes the type lacks are ignored and missing ones are 0.
+    static func decode(_ data: Data) throws(ToxiproxyError) -> Toxic {
+        let object = try GoObject(data)
+        let stream = try object.string("stream") ?? ""
+        guard let direction = stream.isEmpty ? .downstream : ToxicStream(rawValue: stream.lowercased()) else {
+            throw .invalidStream
+        }
+        guard let kind = ToxicKind(rawValue: try object.string("type") ?? "") else { throw .invalidToxicType }
+        var toxic = Toxic(
+            name: try object.string("name").flatMap { $0.isEmpty ? nil : $0 }, kind: kind, stream: direction)
+        if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
+        if let attributes = try object.object("attributes") { try toxic.merge(attributes) }
+        guard toxic.name.utf8.count <= 200 else { throw .badBody("name must be at most 200 bytes") }
+        return toxic
+    }
+
+    /// `POST|PATCH /proxies/{proxy}/toxics/{toxic}`: the attributes given replace those, the toxicity if given.
+    func updated(with data: Data) throws(ToxiproxyError) -> Toxic {
+        let object = try GoObject(data)
+        var toxic = self
+        if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
+        if let attributes = try object.object("attributes") { try toxic.merge(attributes) }
+        return toxic
+    }
+
+    private static func checkedToxicity(_ value: Double) throws(ToxiproxyError) -> Double {
+        guard value.isFinite, (0...1).contains(value) else {
+            throw .badBody("toxicity must be from 0 to 1, not \(value)")
+        }
+        return value
+    }
+
+    /// Reads the type's attributes from `attributes`, each a whole number in its range.
+    private mutating func merge(_ attributes: GoObject) throws(ToxiproxyError) {
+        for name in kind.attributeNames {
+            guard let value = try attributes.number(name) else { continue }
+            guard value.isFinite, value.rounded() == value else {
+                throw .badBody("attributes.\(name) must be a whole number, not \(value)")
+            }
+            let range = kind.range(of: name)
+            guard value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+                throw .badBody(
+                    "attributes.\(name) of a \(kind.rawValue) toxic must be from \(range.lowerBound) to \(range.upperBound), not \(Int64(exactly: value).map(String.init) ?? "\(value)")"
+                )
+            }
+            self.attributes[name] = Int64(value)
+        }
+        if kind == .bandwidth, self.attributes["rate"] == 0 {
+            throw .badBody(
+                "attributes.rate of a bandwidth toxic must be from 1 to \(kind.range(of: "rate").upperBound), not 0")
+        }
+    }
+
+    /// Toxiproxy's JSON for the toxic, fields in its order.
+    var json: String {
+        let attributes = kind.attributeNames.map { "\"\($0)\":\(self[$0])" }.joined(separator: ",")
+        return "{\"attributes\":{\(attributes)},\"name\":\(Self.quoted(name)),\"type\":\"\(kind.rawValue)\","
+            + "\"stream\":\"\(stream.rawValue)\",\"toxicity\":\(Self.number(toxicity))}"
+    }
+
+    static func number(_ value: Double) -> String {
+        value.rounded() == value && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
+    }
+
+    static func quoted(_ text: String) -> String {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
+            ?? Data("[\"\"]".utf8)
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+}

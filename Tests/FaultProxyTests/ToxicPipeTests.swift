@@ -1,0 +1,152 @@
+import FaultProxy
+import Foundation
+import Testing
+
+/// Each toxic's rule, decided by the pipe: a row per case, on instants given (no clock, no sockets).
+struct ToxicPipeTests {
+    static let start = ContinuousClock.now
+
+    static func at(_ milliseconds: Double) -> ContinuousClock.Instant {
+        start + .microseconds(Int64(milliseconds * 1000))
+    }
+
+    static func pipe(_ toxics: [Toxic], seed: UInt64 = 1) -> ToxicPipe {
+        ToxicPipe(toxics: toxics, seed: seed, at: start)
+    }
+
+    @Test func noToxicPassesThrough() {
+        var pipe = Self.pipe([])
+        #expect(pipe.isPassThrough)
+        #expect(pipe.receive(100, at: Self.at(5)) == [.write(100, at: Self.at(5))])
+        #expect(pipe.end(at: Self.at(6)) == [.end(at: Self.at(6))])
+    }
+
+    @Test func latencyHoldsEachChunkAndKeepsTheirOrder() {
+        var pipe = Self.pipe([Toxic(kind: .latency, attributes: ["latency": 100])])
+        #expect(!pipe.isPassThrough)
+        #expect(pipe.receive(10, at: Self.at(0)) == [.write(10, at: Self.at(100))])
+        #expect(pipe.receive(10, at: Self.at(30)) == [.write(10, at: Self.at(130))])
+        // The end is not delayed, but never comes before the data.
+        #expect(pipe.end(at: Self.at(40)) == [.end(at: Self.at(130))])
+    }
+
+    @Test func jitterStaysWithinItsRangeAndRepeatsWithTheSeed() {
+        let toxic = Toxic(kind: .latency, attributes: ["latency": 100, "jitter": 20])
+        var first = Self.pipe([toxic], seed: 7)
+        var second = Self.pipe([toxic], seed: 7)
+        for index in 0..<50 {
+            let time = Double(index) * 1000
+            let steps = first.receive(1, at: Self.at(time))
+            #expect(steps == second.receive(1, at: Self.at(time)))
+            guard case .write(_, let when) = steps.first else { return }
+            let delay = (when - Self.at(time)) / .milliseconds(1)
+            #expect(delay >= 80 && delay < 120, "\(delay)")
+        }
+    }
+
+    @Test func bandwidthSpreadsTheBytesAtTheRate() {
+        // 10 KB/s = 10 bytes a millisecond; pieces of at most 100 ms (1000 bytes).
+        var pipe = Self.pipe([Toxic(kind: .bandwidth, attributes: ["rate": 10])])
+        #expect(
+            pipe.receive(2500, at: Self.at(0)) == [
+                .write(1000, at: Self.at(100)), .write(1000, at: Self.at(200)), .write(500, at: Self.at(250)),
+            ])
+        // The next chunk waits for the first to be through.
+        #expect(pipe.receive(100, at: Self.at(10)) == [.write(100, at: Self.at(260))])
+        #expect(pipe.receive(100, at: Self.at(1000)) == [.write(100, at: Self.at(1010))])
+    }
+
+    @Test func limitDataCutsAtTheByteAndClosesAcrossChunks() {
+        var pipe = Self.pipe([Toxic(kind: .limitData, attributes: ["bytes": 150])])
+        #expect(pipe.receive(100, at: Self.at(0)) == [.write(100, at: Self.at(0))])
+        #expect(
+            pipe.receive(100, at: Self.at(1)) == [.write(50, at: Self.at(1)), .close(.fin, at: Self.at(1)), .drop(50)])
+        #expect(pipe.receive(10, at: Self.at(2)) == [.drop(10)])
+        #expect(pipe.finished)
+    }
+
+    @Test func resetPeerResetsAtTheFirstDataAfterItsTimeout() {
+        var pipe = Self.pipe([Toxic(kind: .resetPeer, attributes: ["timeout": 50])])
+        #expect(pipe.receive(10, at: Self.at(5)) == [.close(.reset, at: Self.at(55)), .drop(10)])
+        var immediate = Self.pipe([Toxic(kind: .resetPeer)])
+        #expect(immediate.end(at: Self.at(5)) == [.close(.reset, at: Self.at(5))])
+    }
+
+    @Test func timeoutDropsEverythingAndClosesAfterSilence() {
+        var pipe = Self.pipe([Toxic(kind: .timeout, attributes: ["timeout": 100])])
+        #expect(pipe.deadline == Self.at(100))
+        #expect(pipe.receive(10, at: Self.at(40)) == [.drop(10)])
+        #expect(pipe.deadline == Self.at(140))
+        #expect(pipe.expire(at: Self.at(139)) == [])
+        #expect(pipe.expire(at: Self.at(140)) == [.close(.fin, at: Self.at(140))])
+        // 0: a black hole until the toxic is removed, which closes the connection.
+        var hole = Self.pipe([Toxic(kind: .timeout)])
+        #expect(hole.deadline == nil)
+        #expect(hole.receive(10, at: Self.at(1)) == [.drop(10)])
+        #expect(hole.update(toxics: [], at: Self.at(2)) == [.close(.fin, at: Self.at(2))])
+    }
+
+    @Test func slowCloseHoldsTheEnd() {
+        var pipe = Self.pipe([Toxic(kind: .slowClose, attributes: ["delay": 300])])
+        #expect(pipe.receive(10, at: Self.at(0)) == [.write(10, at: Self.at(0))])
+        #expect(pipe.end(at: Self.at(10)) == [.end(at: Self.at(310))])
+    }
+
+    @Test func slicerCutsIntoPiecesApart() {
+        var pipe = Self.pipe([
+            Toxic(kind: .slicer, attributes: ["average_size": 100, "size_variation": 0, "delay": 1000])
+        ])
+        let steps = pipe.receive(400, at: Self.at(0))
+        #expect(
+            steps == [
+                .write(100, at: Self.at(0)), .write(100, at: Self.at(1)), .write(100, at: Self.at(2)),
+                .write(100, at: Self.at(3)),
+            ])
+        var varied = Self.pipe([
+            Toxic(kind: .slicer, attributes: ["average_size": 50, "size_variation": 20, "delay": 0])
+        ])
+        let sizes = varied.receive(1000, at: Self.at(0)).compactMap { step -> Int? in
+            if case .write(let count, _) = step { return count }
+            return nil
+        }
+        #expect(sizes.reduce(0, +) == 1000)
+        #expect(sizes.allSatisfy { $0 > 0 && $0 <= 70 }, "\(sizes)")
+    }
+
+    @Test func toxicityZeroNeverActsAndOneAlwaysDoes() {
+        for seed in UInt64(0)..<20 {
+            #expect(
+                Self.pipe([Toxic(kind: .latency, toxicity: 0, attributes: ["latency": 100])], seed: seed).isPassThrough)
+            #expect(
+                !Self.pipe([Toxic(kind: .latency, toxicity: 1, attributes: ["latency": 100])], seed: seed).isPassThrough
+            )
+        }
+        let half = (UInt64(0)..<1000).filter {
+            !Self.pipe([Toxic(kind: .latency, toxicity: 0.5, attributes: ["latency": 1])], seed: $0).isPassThrough
+        }
+        #expect(half.count > 400 && half.count < 600, "\(half.count) of 1000")
+    }
+
+    @Test func toxicsChainInTheOrderTheyWereAdded() {
+        var pipe = Self.pipe([
+            Toxic(kind: .latency, attributes: ["latency": 100]), Toxic(kind: .bandwidth, attributes: ["rate": 1]),
+        ])
+        // 100 ms late, then 1 byte a millisecond.
+        #expect(pipe.receive(50, at: Self.at(0)) == [.write(50, at: Self.at(150))])
+    }
+
+    @Test func anUpdatedLimitKeepsItsCount() {
+        var pipe = Self.pipe([Toxic(kind: .limitData, attributes: ["bytes": 100])])
+        #expect(pipe.receive(60, at: Self.at(0)) == [.write(60, at: Self.at(0))])
+        #expect(pipe.update(toxics: [Toxic(kind: .limitData, attributes: ["bytes": 80])], at: Self.at(1)) == [])
+        #expect(
+            pipe.receive(60, at: Self.at(2)) == [.write(20, at: Self.at(2)), .close(.fin, at: Self.at(2)), .drop(40)])
+    }
+
+    @Test func removingAToxicRestoresTheLink() {
+        var pipe = Self.pipe([Toxic(kind: .latency, attributes: ["latency": 100])])
+        #expect(pipe.update(toxics: [], at: Self.at(1)) == [])
+        #expect(pipe.isPassThrough)
+        #expect(pipe.receive(5, at: Self.at(2)) == [.write(5, at: Self.at(2))])
+    }
+}
