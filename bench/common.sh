@@ -19,3 +19,25 @@ free_port() { "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1
 wait_for_port() {
     for _ in $(seq 1 100); do "$python" -c "import socket; socket.create_connection(('127.0.0.1', $1))" 2>/dev/null && return; sleep 0.1; done
 }
+start_nginx() { # start_nginx ROOT: nginx serving ROOT on a free port ($nginx_port), pid in $work/nginx.pid
+    # One worker per core, sendfile, keep-alive, no access log.
+    nginx_port=$(free_port)
+    mkdir -p "$work/nginx"
+    cat >"$work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
+    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
+    server { listen 127.0.0.1:$nginx_port; root $1; }
+}
+CONF
+    nginx -c "$work/nginx/nginx.conf" -p "$work/nginx"
+    wait_for_port "$nginx_port"
+}

@@ -12,7 +12,7 @@
 source "$(dirname "$0")/common.sh" "nginx-light nghttp2-client curl" nginx h2load curl
 trap 'kill "${pids[@]}" 2>/dev/null || true; [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 
-mkdir -p "$work/root" "$work/nginx"
+mkdir -p "$work/root"
 head -c 100000000 /dev/urandom >"$work/root/large.bin"
 head -c 1024 /dev/urandom >"$work/root/small.bin"
 # nginx's workers run as another user: they must be able to read the files.
@@ -29,26 +29,8 @@ field() { "$python" -c "import json; print(json.load(open('$work/endpoints.json'
 media=$(field url)
 control=$(field controlURL)
 
-# nginx, the anchor: one worker per core, sendfile, keep-alive, no access log (the media server's
-# access log stays on, so the comparison does not favour it).
-nginx_port=$(free_port)
-cat >"$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_requests 1000000;
-    client_body_temp_path $work/nginx; proxy_temp_path $work/nginx; fastcgi_temp_path $work/nginx;
-    uwsgi_temp_path $work/nginx; scgi_temp_path $work/nginx;
-    server { listen 127.0.0.1:$nginx_port; root $work/root; }
-}
-CONF
-nginx -c "$work/nginx/nginx.conf" -p "$work/nginx"
-wait_for_port "$nginx_port"
+# nginx, the anchor (the media server's access log stays on, so the comparison does not favour it).
+start_nginx "$work/root"
 nginx_url="http://127.0.0.1:$nginx_port"
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

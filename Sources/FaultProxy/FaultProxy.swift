@@ -23,6 +23,21 @@ public actor FaultProxy {
 
     private var proxies: [String: Proxy] = [:]
     private var listeners: [String: ProxyListener] = [:]
+    /// One change at a time: a change waits for the one before it, whose awaits (binding, closing,
+    /// reaching every connection) would otherwise let another interleave.
+    private var changing = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private func exclusively<T>(_ change: () async throws(ToxiproxyError) -> T) async throws(ToxiproxyError) -> T {
+        if changing {
+            await withCheckedContinuation { waiting.append($0) }
+        }
+        changing = true
+        defer {
+            if waiting.isEmpty { changing = false } else { waiting.removeFirst().resume() }
+        }
+        return try await change()
+    }
     private let events: ProxyEvents
     private var seeds: SplitMix64
 
@@ -47,6 +62,10 @@ public actor FaultProxy {
 
     /// `POST /proxies`: a new proxy, listening at once when enabled.
     public func create(from data: Data) async throws(ToxiproxyError) -> Proxy {
+        try await exclusively { () async throws(ToxiproxyError) -> Proxy in try await createNow(from: data) }
+    }
+
+    private func createNow(from data: Data) async throws(ToxiproxyError) -> Proxy {
         let object = try GoObject(data)
         guard let name = try object.string("name"), !name.isEmpty else { throw .missing("name") }
         guard let upstream = try object.string("upstream"), !upstream.isEmpty else { throw .missing("upstream") }
@@ -72,29 +91,50 @@ public actor FaultProxy {
     }
 
     /// `POST|PATCH /proxies/{proxy}`: the fields given change; a new `listen` or `upstream` restarts the
-    /// proxy (its connections close), `enabled: false` closes its listener and connections.
+    /// proxy (its connections close), `enabled: false` closes its listener and connections. A proxy that
+    /// cannot listen where it now should is kept, disabled, with the new settings (as Toxiproxy does).
     public func update(_ name: String, from data: Data) async throws(ToxiproxyError) -> Proxy {
-        guard var proxy = proxies[name] else { throw .proxyNotFound }
-        let object = try GoObject(data)
-        let listen = try object.string("listen")
-        let upstream = try object.string("upstream")
-        if let upstream { _ = try HostPort.parse(upstream, field: "upstream") }
-        let enabled = try object.bool("enabled") ?? proxy.enabled
-        let moves = (listen.map { $0 != proxy.listen } ?? false) || (upstream.map { $0 != proxy.upstream } ?? false)
-        if let listen { proxy.listen = listen }
-        if let upstream { proxy.upstream = upstream }
-        if moves || !enabled, let running = listeners.removeValue(forKey: name) { await running.close() }
-        proxy.enabled = enabled
-        if enabled, listeners[name] == nil { proxy.listen = try await start(proxy) }
-        proxies[name] = proxy
-        events.publish(
-            .proxyUpdated,
-            ["proxy": name, "listen": proxy.listen, "upstream": proxy.upstream, "enabled": "\(proxy.enabled)"])
-        return proxy
+        try await exclusively { () async throws(ToxiproxyError) -> Proxy in
+            guard var proxy = proxies[name] else { throw .proxyNotFound }
+            let object = try GoObject(data)
+            let listen = try object.string("listen")
+            let upstream = try object.string("upstream")
+            if let upstream { _ = try HostPort.parse(upstream, field: "upstream") }
+            if let listen, !listen.isEmpty { _ = try HostPort.parse(listen, field: "listen") }
+            let enabled = try object.bool("enabled") ?? proxy.enabled
+            let moves =
+                (listen.map { $0 != proxy.listen } ?? false) || (upstream.map { $0 != proxy.upstream } ?? false)
+            if let listen { proxy.listen = listen }
+            if let upstream { proxy.upstream = upstream }
+            if moves || !enabled, let running = listeners.removeValue(forKey: name) { await running.close() }
+            proxy.enabled = enabled
+            var failure: ToxiproxyError?
+            if enabled, listeners[name] == nil {
+                do {
+                    proxy.listen = try await start(proxy)
+                } catch let error as ToxiproxyError {
+                    proxy.enabled = false
+                    failure = error
+                } catch {
+                    proxy.enabled = false
+                    failure = ToxiproxyError("\(error)", status: 500)
+                }
+            }
+            proxies[name] = proxy
+            events.publish(
+                .proxyUpdated,
+                ["proxy": name, "listen": proxy.listen, "upstream": proxy.upstream, "enabled": "\(proxy.enabled)"])
+            if let failure { throw failure }
+            return proxy
+        }
     }
 
     /// `DELETE /proxies/{proxy}`.
     public func delete(_ name: String) async throws(ToxiproxyError) {
+        try await exclusively { () async throws(ToxiproxyError) in try await deleteNow(name) }
+    }
+
+    private func deleteNow(_ name: String) async throws(ToxiproxyError) {
         guard proxies.removeValue(forKey: name) != nil else { throw .proxyNotFound }
         await listeners.removeValue(forKey: name)?.close()
         events.publish(.proxyDeleted, ["proxy": name])
@@ -104,6 +144,11 @@ public actor FaultProxy {
     /// differ (one that is the same is kept as it is). Stops at the first error, which it returns
     /// beside the proxies made so far.
     public func populate(from data: Data) async -> (proxies: [Proxy], error: ToxiproxyError?) {
+        (try? await exclusively { () async throws(ToxiproxyError) in await populateNow(from: data) })
+            ?? ([], nil)
+    }
+
+    private func populateNow(from data: Data) async -> (proxies: [Proxy], error: ToxiproxyError?) {
         let items: [JSONValue]
         do {
             guard case .array(let array) = try JSONValue.parse(data) else {
@@ -133,7 +178,7 @@ public actor FaultProxy {
                     made.append(existing)
                     continue
                 }
-                if proxies[name] != nil { try await delete(name) }
+                if proxies[name] != nil { try await deleteNow(name) }
                 made.append(
                     try await add(
                         Proxy(
@@ -150,11 +195,15 @@ public actor FaultProxy {
 
     /// `POST /reset`: every proxy enabled, every toxic removed.
     public func reset() async {
+        _ = try? await exclusively { () async throws(ToxiproxyError) in await resetNow() }
+    }
+
+    private func resetNow() async {
         for name in proxies.keys.sorted() {
             guard var proxy = proxies[name] else { continue }
             for toxic in proxy.toxics { events.toxic(.proxyToxicRemoved, name, toxic) }
             proxy.toxics = []
-            listeners[name]?.setToxics([])
+            await listeners[name]?.setToxics([])
             if !proxy.enabled {
                 proxy.enabled = true
                 if let listen = try? await start(proxy) { proxy.listen = listen } else { proxy.enabled = false }
@@ -193,7 +242,12 @@ public actor FaultProxy {
     }
 
     /// `POST /proxies/{proxy}/toxics`: on open connections and new ones.
-    public func addToxic(to name: String, from data: Data) throws(ToxiproxyError) -> Toxic {
+    public func addToxic(to name: String, from data: Data) async throws(ToxiproxyError) -> Toxic {
+        try await exclusively { () async throws(ToxiproxyError) -> Toxic in try await addToxicNow(to: name, from: data)
+        }
+    }
+
+    private func addToxicNow(to name: String, from data: Data) async throws(ToxiproxyError) -> Toxic {
         guard var proxy = proxies[name] else { throw .proxyNotFound }
         let toxic = try Toxic.decode(data)
         guard !proxy.toxics.contains(where: { $0.name == toxic.name }) else { throw .toxicExists }
@@ -202,32 +256,38 @@ public actor FaultProxy {
         }
         proxy.toxics.append(toxic)
         proxies[name] = proxy
-        listeners[name]?.setToxics(proxy.toxics)
+        await listeners[name]?.setToxics(proxy.toxics)
         events.toxic(.proxyToxicAdded, name, toxic)
         return toxic
     }
 
     /// `POST|PATCH /proxies/{proxy}/toxics/{toxic}`.
-    public func updateToxic(_ toxicName: String, of name: String, from data: Data) throws(ToxiproxyError) -> Toxic {
-        guard var proxy = proxies[name] else { throw .proxyNotFound }
-        guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
-        let toxic = try proxy.toxics[index].updated(with: data)
-        proxy.toxics[index] = toxic
-        proxies[name] = proxy
-        listeners[name]?.setToxics(proxy.toxics)
-        events.toxic(.proxyToxicUpdated, name, toxic)
-        return toxic
+    public func updateToxic(_ toxicName: String, of name: String, from data: Data) async throws(ToxiproxyError)
+        -> Toxic
+    {
+        try await exclusively { () async throws(ToxiproxyError) -> Toxic in
+            guard var proxy = proxies[name] else { throw .proxyNotFound }
+            guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
+            let toxic = try proxy.toxics[index].updated(with: data)
+            proxy.toxics[index] = toxic
+            proxies[name] = proxy
+            await listeners[name]?.setToxics(proxy.toxics)
+            events.toxic(.proxyToxicUpdated, name, toxic)
+            return toxic
+        }
     }
 
     /// `DELETE /proxies/{proxy}/toxics/{toxic}`: the link is as it was without it (a `timeout` toxic's
     /// removal closes the connections it held, as Toxiproxy's does).
-    public func removeToxic(_ toxicName: String, of name: String) throws(ToxiproxyError) {
-        guard var proxy = proxies[name] else { throw .proxyNotFound }
-        guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
-        let toxic = proxy.toxics.remove(at: index)
-        proxies[name] = proxy
-        listeners[name]?.setToxics(proxy.toxics)
-        events.toxic(.proxyToxicRemoved, name, toxic)
+    public func removeToxic(_ toxicName: String, of name: String) async throws(ToxiproxyError) {
+        try await exclusively { () async throws(ToxiproxyError) in
+            guard var proxy = proxies[name] else { throw .proxyNotFound }
+            guard let index = proxy.toxics.firstIndex(where: { $0.name == toxicName }) else { throw .toxicNotFound }
+            let toxic = proxy.toxics.remove(at: index)
+            proxies[name] = proxy
+            await listeners[name]?.setToxics(proxy.toxics)
+            events.toxic(.proxyToxicRemoved, name, toxic)
+        }
     }
 
     /// How many connections a proxy has open (for tests and the summary).

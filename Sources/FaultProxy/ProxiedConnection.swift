@@ -13,6 +13,8 @@ final class ProxiedConnection {
 
     /// Bytes held per direction (read, waiting for their moment) before reading from the source stops.
     static let heldLimit = 4 << 20
+    /// Steps waiting per direction before reading stops: a slicer of 1-byte pieces makes one a byte.
+    static let actionLimit = 65_536
 
     let client: any Channel
     let upstream: any Channel
@@ -38,6 +40,9 @@ final class ProxiedConnection {
         var actions = CircularBuffer<ToxicPipe.Step>()
         var timer: Scheduled<Void>?
         var timerAt: Instant?
+        /// A toxic's own deadline (`timeout`), timed apart from the steps.
+        var deadlineTimer: Scheduled<Void>?
+        var deadlineAt: Instant?
         var written = 0
         var ended = false
         /// A read the source asked for while reading was paused.
@@ -161,6 +166,7 @@ final class ProxiedConnection {
                 directions[stream] = direction
                 flush()
                 schedule(stream, at: at)
+                scheduleDeadline(stream)
                 return
             }
             direction.actions.removeFirst()
@@ -189,11 +195,12 @@ final class ProxiedConnection {
         }
         directions[stream] = direction
         flush()
+        scheduleDeadline(stream)
         resumeReadingIfRoom(stream)
     }
 
     private func schedule(_ stream: ToxicStream, at: Instant) {
-        guard directions[stream]?.timerAt != at else { return }
+        guard !closed, directions[stream]?.timerAt != at else { return }
         directions[stream]?.timer?.cancel()
         directions[stream]?.timerAt = at
         let loop = client.eventLoop
@@ -214,22 +221,25 @@ final class ProxiedConnection {
         return .nanoseconds(min(seconds, 86_400 * 365) * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 
-    /// A toxic that acts without input (`timeout`) gets a timer for its deadline.
+    /// A toxic that acts without input (`timeout`) gets a timer for its deadline, set again whenever
+    /// the deadline moves.
     private func scheduleDeadline(_ stream: ToxicStream) {
-        guard !closed, let deadline = directions[stream]?.pipe.deadline, directions[stream]?.timer == nil else {
-            return
-        }
-        let loop = client.eventLoop
-        let delay = Self.timeAmount(until: deadline)
-        directions[stream]?.timerAt = deadline
-        directions[stream]?.timer = loop.assumeIsolated().scheduleTask(in: delay) { [self] in
-            directions[stream]?.timer = nil
-            directions[stream]?.timerAt = nil
-            guard var direction = directions[stream] else { return }
+        guard !closed, let direction = directions[stream] else { return }
+        let deadline = direction.pipe.deadline
+        guard deadline != direction.deadlineAt else { return }
+        direction.deadlineTimer?.cancel()
+        directions[stream]?.deadlineTimer = nil
+        directions[stream]?.deadlineAt = deadline
+        guard let deadline else { return }
+        directions[stream]?.deadlineTimer = client.eventLoop.assumeIsolated().scheduleTask(
+            in: Self.timeAmount(until: deadline)
+        ) { [self] in
+            directions[stream]?.deadlineTimer = nil
+            directions[stream]?.deadlineAt = nil
+            guard !closed, var direction = directions[stream] else { return }
             direction.actions.append(contentsOf: direction.pipe.expire(at: .now))
             directions[stream] = direction
             perform(stream)
-            scheduleDeadline(stream)
         }
     }
 
@@ -238,7 +248,9 @@ final class ProxiedConnection {
     /// Whether the source of `stream` may be read from now.
     func mayRead(_ stream: ToxicStream) -> Bool {
         guard let direction = directions[stream] else { return false }
-        if direction.heldBytes >= Self.heldLimit || !destination(stream).isWritable {
+        if direction.heldBytes >= Self.heldLimit || direction.actions.count >= Self.actionLimit
+            || !destination(stream).isWritable
+        {
             directions[stream]?.readWaiting = true
             return false
         }
@@ -250,7 +262,7 @@ final class ProxiedConnection {
 
     private func resumeReadingIfRoom(_ stream: ToxicStream) {
         guard let direction = directions[stream], direction.readWaiting, direction.heldBytes < Self.heldLimit,
-            destination(stream).isWritable
+            direction.actions.count < Self.actionLimit, destination(stream).isWritable
         else { return }
         directions[stream]?.readWaiting = false
         source(stream).read()
@@ -260,18 +272,28 @@ final class ProxiedConnection {
 
     /// A direction ended: its destination is half-closed; when both have, the connection closes.
     private func endDirection(_ stream: ToxicStream) {
-        destination(stream).close(mode: .output, promise: nil)
-        if directions.values.allSatisfy(\.ended) { close(.fin) }
+        if directions.values.allSatisfy(\.ended) {
+            close(.fin)
+            return
+        }
+        // Half-closed once what was written has gone to the socket: closing the output of a channel
+        // whose input has ended closes it whole, which would drop writes still queued.
+        let destination = destination(stream)
+        destination.writeAndFlush(ByteBuffer()).whenComplete { _ in destination.close(mode: .output, promise: nil) }
     }
 
     /// Closes both channels; a reset sends RST (`SO_LINGER` 0) on each.
     func close(_ how: ToxicPipe.Closing) {
         guard !closed else { return }
         closed = true
-        for stream in ToxicStream.allCases { directions[stream]?.timer?.cancel() }
+        for stream in ToxicStream.allCases {
+            directions[stream]?.timer?.cancel()
+            directions[stream]?.deadlineTimer?.cancel()
+        }
         for channel in [client, upstream] {
             guard how == .reset, let socket = channel as? any SocketOptionProvider else {
-                channel.close(promise: nil)
+                // A FIN after the writes already queued: an empty write completes once they have gone.
+                channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
                 continue
             }
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }

@@ -13,16 +13,22 @@ final class ProxyListener: Sendable {
     private let server: any Channel
     private let shared: Shared
 
-    /// What the accepting channels and the proxy share.
+    /// What the accepting channels and the proxy share, under one lock: a connection starts with the
+    /// toxics in force when it is registered, and every change after reaches it.
     private final class Shared: Sendable {
-        let toxics: LockedState<[Toxic]>
-        let connections = LockedState<[ObjectIdentifier: NIOLoopBound<ProxiedConnection>]>([:])
-        let seeds: LockedState<SplitMix64>
+        struct State {
+            var toxics: [Toxic]
+            var connections: [ObjectIdentifier: NIOLoopBound<ProxiedConnection>] = [:]
+            var seeds: SplitMix64
+            /// Set when the listener closes: a connection still dialling its upstream is closed then.
+            var closing = false
+        }
+
+        let state: LockedState<State>
         let events: ProxyEvents
 
         init(toxics: [Toxic], seed: UInt64, events: ProxyEvents) {
-            self.toxics = LockedState(toxics)
-            seeds = LockedState(SplitMix64(seed: seed))
+            state = LockedState(State(toxics: toxics, seeds: SplitMix64(seed: seed)))
             self.events = events
         }
     }
@@ -93,14 +99,23 @@ final class ProxyListener: Sendable {
                         channel.close(promise: nil)
                         return
                     }
-                    let seed = shared.seeds.withLock { $0.next() }
-                    let connection = ProxiedConnection(
-                        client: client, upstream: channel, toxics: shared.toxics.withLock { $0 }, seed: seed
-                    ) { report in shared.events.cut(name, report) }
+                    // Made and registered under the lock: no change of toxics falls between the two.
+                    let connection = shared.state.withLock { state -> ProxiedConnection? in
+                        guard !state.closing else { return nil }
+                        let connection = ProxiedConnection(
+                            client: client, upstream: channel, toxics: state.toxics, seed: state.seeds.next()
+                        ) { report in shared.events.cut(name, report) }
+                        state.connections[ObjectIdentifier(connection)] = NIOLoopBound(connection, eventLoop: loop)
+                        return connection
+                    }
+                    guard let connection else {
+                        client.close(promise: nil)
+                        channel.close(promise: nil)
+                        return
+                    }
                     let key = ObjectIdentifier(connection)
-                    shared.connections.withLock { $0[key] = NIOLoopBound(connection, eventLoop: loop) }
                     client.closeFuture.and(channel.closeFuture).whenComplete { _ in
-                        _ = shared.connections.withLock { $0.removeValue(forKey: key) }
+                        _ = shared.state.withLock { $0.connections.removeValue(forKey: key) }
                     }
                     for (side, stream) in [(client, ToxicStream.upstream), (channel, .downstream)] {
                         if let relay = try? side.pipeline.syncOperations.handler(type: RelayHandler.self) {
@@ -113,26 +128,31 @@ final class ProxyListener: Sendable {
             }
     }
 
-    /// Every connection takes `toxics` from now on; new ones start with it.
-    func setToxics(_ toxics: [Toxic]) {
-        shared.toxics.withLock { $0 = toxics }
-        for connection in shared.connections.withLock({ Array($0.values) }) {
-            connection.eventLoop.execute { connection.value.update(toxics: toxics) }
+    /// Every connection takes `toxics` from now on, new ones and open ones: returns once every open
+    /// connection has them, as Toxiproxy answers only then.
+    func setToxics(_ toxics: [Toxic]) async {
+        let open = shared.state.withLock { state in
+            state.toxics = toxics
+            return Array(state.connections.values)
+        }
+        for connection in open {
+            try? await connection.eventLoop.submit { connection.value.update(toxics: toxics) }.get()
         }
     }
 
     /// How many connections are open.
-    var openConnections: Int { shared.connections.withLock { $0.count } }
+    var openConnections: Int { shared.state.withLock { $0.connections.count } }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and closes every connection, those still dialling their upstream too.
     func close() async {
         try? await server.close()
-        let open = shared.connections.withLock { connections in
-            defer { connections.removeAll() }
-            return Array(connections.values)
+        let open = shared.state.withLock { state in
+            state.closing = true
+            defer { state.connections.removeAll() }
+            return Array(state.connections.values)
         }
         for connection in open {
-            connection.eventLoop.execute { connection.value.close(.fin) }
+            try? await connection.eventLoop.submit { connection.value.close(.fin) }.get()
         }
     }
 }
@@ -147,6 +167,11 @@ final class RelayHandler: ChannelDuplexHandler {
     /// The direction this channel is the source of.
     let source: ToxicStream
     private var connection: ProxiedConnection?
+    /// What arrived before the connection was attached (NIO drains a socket that half-closes, whether
+    /// a read was asked for or not): handed over at ``attach(_:stream:)``.
+    private var early: [ByteBuffer] = []
+    private var endedEarly = false
+    private var closedEarly = false
     /// Called when the channel becomes active: the client's side dials the upstream then.
     private let whenActive: ((any Channel) -> Void)?
 
@@ -162,13 +187,23 @@ final class RelayHandler: ChannelDuplexHandler {
 
     func attach(_ connection: ProxiedConnection, stream: ToxicStream) {
         self.connection = connection
+        let arrived = early
+        early = []
+        for bytes in arrived { connection.read(bytes, on: source) }
+        if !arrived.isEmpty { connection.readComplete(on: source) }
+        if endedEarly { connection.inputEnded(on: source) }
+        if closedEarly { connection.peerClosed(source) }
     }
 
     /// The direction this channel is the destination of.
     private var destinationOf: ToxicStream { source == .upstream ? .downstream : .upstream }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection?.read(unwrapInboundIn(data), on: source)
+        guard let connection else {
+            early.append(unwrapInboundIn(data))
+            return
+        }
+        connection.read(unwrapInboundIn(data), on: source)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -187,7 +222,11 @@ final class RelayHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
-            connection?.inputEnded(on: source)
+            guard let connection else {
+                endedEarly = true
+                return
+            }
+            connection.inputEnded(on: source)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -195,7 +234,11 @@ final class RelayHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         // Gone without a half-close (a reset, or closed here): the other side goes too.
-        connection?.peerClosed(source)
+        guard let connection else {
+            closedEarly = true
+            return
+        }
+        connection.peerClosed(source)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -99,19 +99,21 @@ struct GoObject {
 }
 
 extension Toxic {
+    /// A toxic from the JSON `POST /proxies/{proxy}/toxics` takes, with Toxiproxy's defaults.
+    public static func decoding(_ data: Data) throws(ToxiproxyError) -> Toxic { try decode(data) }
+
     /// A toxic from `POST /proxies/{proxy}/toxics`, with Toxiproxy's defaults: `downstream`, toxicity 1,
     /// the name `<type>_<stream>`; attributes the type lacks are ignored and missing ones are 0.
     static func decode(_ data: Data) throws(ToxiproxyError) -> Toxic {
         let object = try GoObject(data)
-        let stream = try object.string("stream") ?? ""
-        guard let direction = stream.isEmpty ? .downstream : ToxicStream(rawValue: stream.lowercased()) else {
-            throw .invalidStream
-        }
+        // Left out, the stream is downstream; given, it must be one of the two.
+        let stream = try object.string("stream") ?? "downstream"
+        guard let direction = ToxicStream(rawValue: stream.lowercased()) else { throw .invalidStream }
         guard let kind = ToxicKind(rawValue: try object.string("type") ?? "") else { throw .invalidToxicType }
         var toxic = Toxic(
             name: try object.string("name").flatMap { $0.isEmpty ? nil : $0 }, kind: kind, stream: direction)
         if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
-        if let attributes = try object.object("attributes") { try toxic.merge(attributes) }
+        try toxic.merge(try object.object("attributes") ?? GoObject(fields: [:]))
         guard toxic.name.utf8.count <= 200 else { throw .badBody("name must be at most 200 bytes") }
         return toxic
     }

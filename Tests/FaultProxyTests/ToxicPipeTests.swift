@@ -30,7 +30,7 @@ struct ToxicPipeTests {
         #expect(pipe.end(at: Self.at(40)) == [.end(at: Self.at(130))])
     }
 
-    @Test func jitterStaysWithinItsRangeAndRepeatsWithTheSeed() {
+    @Test func jitterStaysWithinItsRangeAndRepeatsWithTheSeed() throws {
         let toxic = Toxic(kind: .latency, attributes: ["latency": 100, "jitter": 20])
         var first = Self.pipe([toxic], seed: 7)
         var second = Self.pipe([toxic], seed: 7)
@@ -38,7 +38,11 @@ struct ToxicPipeTests {
             let time = Double(index) * 1000
             let steps = first.receive(1, at: Self.at(time))
             #expect(steps == second.receive(1, at: Self.at(time)))
-            guard case .write(_, let when) = steps.first else { return }
+            let first = try #require(steps.first)
+            guard case .write(_, let when) = first else {
+                Issue.record("a chunk under latency is written, not \(first)")
+                return
+            }
             let delay = (when - Self.at(time)) / .milliseconds(1)
             #expect(delay >= 80 && delay < 120, "\(delay)")
         }
@@ -148,5 +152,27 @@ struct ToxicPipeTests {
         #expect(pipe.update(toxics: [], at: Self.at(1)) == [])
         #expect(pipe.isPassThrough)
         #expect(pipe.receive(5, at: Self.at(2)) == [.write(5, at: Self.at(2))])
+    }
+
+    @Test func aBandwidthToxicNeedsARateAndAStreamGivenMustBeOne() {
+        #expect(
+            throws: ToxiproxyError(
+                "bad request body: attributes.rate of a bandwidth toxic must be from 1 to 10000000, not 0", status: 400)
+        ) {
+            try Toxic.decoding(Data("{\"type\":\"bandwidth\"}".utf8))
+        }
+        #expect(throws: ToxiproxyError("stream was invalid, can be either upstream or downstream", status: 400)) {
+            try Toxic.decoding(Data("{\"type\":\"latency\",\"stream\":\"\"}".utf8))
+        }
+        #expect(
+            throws: ToxiproxyError("bad request body: attributes.latency must be a whole number, not 1.5", status: 400)
+        ) {
+            try Toxic.decoding(Data("{\"type\":\"latency\",\"attributes\":{\"latency\":1.5}}".utf8))
+        }
+        // Keys match whatever their case, and unknown ones are ignored, as Go's decoder does.
+        #expect(
+            (try? Toxic.decoding(
+                Data("{\"Type\":\"latency\",\"STREAM\":\"upstream\",\"Attributes\":{\"Latency\":5,\"x\":1}}".utf8)))
+                == Toxic(kind: .latency, stream: .upstream, attributes: ["latency": 5]))
     }
 }
