@@ -141,53 +141,56 @@ public actor FaultProxy {
     }
 
     /// `POST /populate`: each proxy in the array created, or replaced when its listen or upstream
-    /// differ (one that is the same is kept as it is). Stops at the first error, which it returns
-    /// beside the proxies made so far.
-    public func populate(from data: Data) async -> (proxies: [Proxy], error: ToxiproxyError?) {
+    /// differ (one that is the same is kept as it is).
+    /// - Returns: the proxies made (nil when the array was refused before any was made) and the error
+    ///   that stopped it, if one did.
+    public func populate(from data: Data) async -> (proxies: [Proxy]?, error: ToxiproxyError?) {
         (try? await exclusively { () async throws(ToxiproxyError) in await populateNow(from: data) })
-            ?? ([], nil)
+            ?? (nil, nil)
     }
 
-    private func populateNow(from data: Data) async -> (proxies: [Proxy], error: ToxiproxyError?) {
-        let items: [JSONValue]
+    private func populateNow(from data: Data) async -> (proxies: [Proxy]?, error: ToxiproxyError?) {
+        // Every entry is checked before any proxy is made, as Toxiproxy does: a bad one makes none.
+        var wanted: [Proxy] = []
         do {
-            guard case .array(let array) = try JSONValue.parse(data) else {
-                return ([], .badBody("expected a JSON array of proxies"))
+            guard case .array(let items) = try JSONValue.parse(data) else {
+                throw ToxiproxyError.badBody("expected a JSON array of proxies")
             }
-            items = array
-        } catch {
-            return ([], error)
-        }
-        var made: [Proxy] = []
-        for (index, item) in items.enumerated() {
-            guard case .object(let fields) = item else {
-                return (made, .badBody("proxy \(index + 1) is not an object"))
-            }
-            let object = GoObject(fields: fields)
-            do {
+            for (index, item) in items.enumerated() {
+                guard case .object(let fields) = item else {
+                    throw ToxiproxyError.badBody("proxy \(index + 1) is not an object")
+                }
+                let object = GoObject(fields: fields)
                 guard let name = try object.string("name"), !name.isEmpty else {
                     throw ToxiproxyError.missing("name at proxy \(index + 1)")
                 }
                 guard let upstream = try object.string("upstream"), !upstream.isEmpty else {
                     throw ToxiproxyError.missing("upstream at proxy \(index + 1)")
                 }
-                let listen = try object.string("listen") ?? ""
-                if let existing = proxies[name], existing.upstream == upstream,
-                    listen.isEmpty || existing.listen == listen
-                {
-                    made.append(existing)
-                    continue
-                }
-                if proxies[name] != nil { try await deleteNow(name) }
-                made.append(
-                    try await add(
-                        Proxy(
-                            name: name, listen: listen, upstream: upstream, enabled: try object.bool("enabled") ?? true,
-                            toxics: [])))
-            } catch let error as ToxiproxyError {
-                return (made, error)
+                wanted.append(
+                    Proxy(
+                        name: name, listen: try object.string("listen") ?? "", upstream: upstream,
+                        enabled: try object.bool("enabled") ?? true, toxics: []))
+            }
+        } catch let error as ToxiproxyError {
+            return (nil, error)
+        } catch {
+            return (nil, ToxiproxyError("\(error)", status: 500))
+        }
+        // Then made in order; one that cannot be made stops the rest, and those made so far are said.
+        var made: [Proxy] = []
+        for proxy in wanted {
+            if let existing = proxies[proxy.name], existing.upstream == proxy.upstream,
+                proxy.listen.isEmpty || existing.listen == proxy.listen
+            {
+                made.append(existing)
+                continue
+            }
+            do {
+                if proxies[proxy.name] != nil { try await deleteNow(proxy.name) }
+                made.append(try await add(proxy))
             } catch {
-                return (made, ToxiproxyError("\(error)", status: 500))
+                return (made, error)
             }
         }
         return (made, nil)

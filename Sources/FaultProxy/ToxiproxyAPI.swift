@@ -47,7 +47,8 @@ public enum ToxiproxyAPI {
         }
         router.post("populate") { request, context in
             let (made, error) = await proxy.populate(from: try await body(request, context))
-            let proxies = "\"proxies\":[\(made.map(\.json).joined(separator: ","))]"
+            // Go writes a nil slice as null: what Toxiproxy answers when it refused the array whole.
+            let proxies = "\"proxies\":" + (made.map { "[\($0.map(\.json).joined(separator: ","))]" } ?? "null")
             guard let error else { return json("{\(proxies)}", status: .created) }
             return json(
                 "{\"error\":\(Toxic.quoted(error.message)),\"status\":\(error.status),\(proxies)}",

@@ -183,9 +183,10 @@ populated = requests.post(API + "/populate", json=[{"name": "web", "upstream": u
 body = populated.json()
 check("populate", populated.status_code == 201 and sorted(p["name"] for p in body["proxies"]) == ["other", "web"],
       populated.text)
-bad_populate = requests.post(API + "/populate", json=[{"name": "third"}])
-check("populate names what is missing", (bad_populate.status_code, bad_populate.json()["error"]) ==
-      (400, "missing required field: upstream at proxy 1"), bad_populate.text)
+bad_populate = requests.post(API + "/populate", json=[{"name": "third", "upstream": upstream}, {"name": "fourth"}])
+check("populate names what is missing and makes none", (bad_populate.status_code, bad_populate.json()) ==
+      (400, {"error": "missing required field: upstream at proxy 2", "status": 400, "proxies": None})
+      and "third" not in server.proxies(), bad_populate.text)
 requests.post(API + "/reset")
 
 # Thousands of clients that vanish: each connects, sends half a request and resets.
