@@ -26,13 +26,7 @@ public struct ToxiproxyError: Error, Sendable, Equatable, CustomStringConvertibl
     static let toxicNotFound = ToxiproxyError("toxic not found", status: 404)
 
     /// The body Toxiproxy sends.
-    public var body: String {
-        let escaped =
-            String(
-                data: (try? JSONSerialization.data(withJSONObject: [message], options: [.withoutEscapingSlashes]))
-                    ?? Data("[\"\"]".utf8), encoding: .utf8) ?? "[\"\"]"
-        return "{\"error\":\(escaped.dropFirst().dropLast()),\"status\":\(status)}\n"
-    }
+    public var body: String { "{\"error\":\(Toxic.quoted(message)),\"status\":\(status)}\n" }
 }
 
 extension JSONValue {
@@ -65,36 +59,30 @@ struct GoObject {
         return fields.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
     }
 
+    /// The value at `key` as `extract` reads it; nil when absent or null, a 400 saying `expected` when
+    /// it is some other kind of value.
+    private func value<T>(_ key: String, _ expected: String, _ extract: (JSONValue) -> T?) throws(ToxiproxyError)
+        -> T?
+    {
+        guard let value = self[key], value != .null else { return nil }
+        guard let typed = extract(value) else { throw .badBody("\(key) must be \(expected)") }
+        return typed
+    }
+
     func string(_ key: String) throws(ToxiproxyError) -> String? {
-        switch self[key] {
-        case nil, .null: return nil
-        case .string(let text): return text
-        default: throw .badBody("\(key) must be a string")
-        }
+        try value(key, "a string") { $0.stringValue }
     }
 
     func bool(_ key: String) throws(ToxiproxyError) -> Bool? {
-        switch self[key] {
-        case nil, .null: return nil
-        case .bool(let value): return value
-        default: throw .badBody("\(key) must be true or false")
-        }
+        try value(key, "true or false") { if case .bool(let flag) = $0 { flag } else { nil } }
     }
 
     func number(_ key: String) throws(ToxiproxyError) -> Double? {
-        switch self[key] {
-        case nil, .null: return nil
-        case .number(let value): return value
-        default: throw .badBody("\(key) must be a number")
-        }
+        try value(key, "a number") { $0.numberValue }
     }
 
     func object(_ key: String) throws(ToxiproxyError) -> GoObject? {
-        switch self[key] {
-        case nil, .null: return nil
-        case .object(let object): return GoObject(fields: object)
-        default: throw .badBody("\(key) must be a JSON object")
-        }
+        try value(key, "a JSON object") { $0.objectValue.map(GoObject.init(fields:)) }
     }
 }
 
