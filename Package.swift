@@ -122,8 +122,12 @@ let package = Package(
             ]
         ),
         .target(
+            name: "NetworkConditions",
+            dependencies: ["FaultProxy"]
+        ),
+        .target(
             name: "PushChannel",
-            dependencies: ["Recording", "DeviceProtocol", "HarnessTimeline"]
+            dependencies: ["Recording", "DeviceProtocol", "HarnessTimeline", "NetworkConditions"]
         ),
         .target(
             name: "DeviceSimulator",
@@ -158,6 +162,8 @@ let package = Package(
                 "PushChannel",
                 "HTTPServiceSupport",
                 "Recording",
+                "FaultProxy",
+                "NetworkConditions",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -196,6 +202,7 @@ let package = Package(
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "HarnessTimeline", "TestSupport"]),
         .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "HarnessTimeline", "TestSupport"]),
+        .testTarget(name: "NetworkConditionsTests", dependencies: ["NetworkConditions", "FaultProxy"]),
         .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(
             name: "FakeAPNsTests",

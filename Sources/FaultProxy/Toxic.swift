@@ -24,6 +24,14 @@ public enum ToxicKind: String, Sendable, CaseIterable {
     case limitData = "limit_data"
     /// Nothing.
     case noop
+    /// Beyond Toxiproxy: each segment of 1448 bytes (a TCP segment on Ethernet) lost with a chance of
+    /// `per_million` in a million and sent again `retransmit` ms later (0: 200 ms, Linux's shortest
+    /// retransmission timeout), the wait doubling each time it is lost again, everything behind it held
+    /// as TCP holds it. A million in a million: nothing passes.
+    case loss
+    /// Beyond Toxiproxy: the stream's first bytes held `delay` ms, as a slow name lookup holds a new
+    /// connection's first request (Network Link Conditioner's High Latency DNS).
+    case dnsDelay = "dns_delay"
 
     /// The attributes the kind has, in the order Toxiproxy lists them.
     public var attributeNames: [String] {
@@ -35,6 +43,8 @@ public enum ToxicKind: String, Sendable, CaseIterable {
         case .slicer: ["average_size", "size_variation", "delay"]
         case .limitData: ["bytes"]
         case .noop: []
+        case .loss: ["per_million", "retransmit"]
+        case .dnsDelay: ["delay"]
         }
     }
 
@@ -46,6 +56,7 @@ public enum ToxicKind: String, Sendable, CaseIterable {
         case (.bandwidth, _): 1...10_000_000
         case (.slicer, "delay"): 0...1_000_000
         case (.slicer, _), (.limitData, _): 0...(1 << 30)
+        case (.loss, "per_million"): 0...1_000_000
         default: 0...86_400_000
         }
     }

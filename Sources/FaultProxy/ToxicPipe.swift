@@ -146,6 +146,8 @@ private struct Stage: Sendable {
     var deadline: Instant?
     /// Nothing passes once the toxic has ended the stream.
     var closed = false
+    /// `dns_delay`: whether the first bytes have been held.
+    var held = false
 
     init(_ toxic: Toxic, at now: Instant, random: inout SplitMix64) {
         self.toxic = toxic
@@ -239,6 +241,20 @@ extension Stage {
                 when = when + delay
             }
             ready = when
+        case .loss:
+            // Everything lost: the end of the stream too.
+            guard toxic["per_million"] < 1_000_000 else { return }
+            guard case .data(let count) = event else {
+                output.append((event, max(at, ready)))
+                return
+            }
+            ready = lose(count, from: max(at, ready), into: &output, random: &random)
+        case .dnsDelay:
+            if !held {
+                held = true
+                ready = max(at, ready) + .milliseconds(toxic["delay"])
+            }
+            output.append((event, max(at, ready)))
         case .limitData:
             guard case .data(let count) = event else {
                 output.append((event, max(at, ready)))
@@ -255,6 +271,37 @@ extension Stage {
                 output.append((.close(.fin), max(at, ready)))
             }
         }
+    }
+
+    /// The `loss` toxic on `count` bytes going out at `start`: each 1448-byte segment is lost with the
+    /// toxic's chance and sent again after the retransmission wait, doubled (up to a minute) each time it
+    /// is lost again; it and everything behind it go out then. Returns when the last byte goes.
+    private func lose(
+        _ count: Int, from start: Instant, into output: inout [Event], random: inout SplitMix64
+    ) -> Instant {
+        let chance = UInt64(toxic["per_million"])
+        guard chance < 1_000_000 else { return start }
+        let segment = 1448
+        let firstWait = toxic["retransmit"] > 0 ? toxic["retransmit"] : 200
+        var when = start
+        var pending = 0
+        var remaining = count
+        while remaining > 0 {
+            let size = min(remaining, segment)
+            remaining -= size
+            var wait = firstWait
+            var lost = false
+            while chance > 0, random.below(1_000_000) < chance {
+                if !lost, pending > 0 { output.append((.data(pending), when)) }
+                if !lost { pending = 0 }
+                lost = true
+                when = when + .milliseconds(wait)
+                wait = min(wait * 2, 60_000)
+            }
+            pending += size
+        }
+        if pending > 0 { output.append((.data(pending), when)) }
+        return when
     }
 
     /// Toxiproxy's slicer: a chunk more than `variation` over `average` is split about in half (the
@@ -279,12 +326,12 @@ extension Stage {
 }
 
 /// A small, seedable generator (SplitMix64): the same seed gives the same toxicity and jitter draws.
-struct SplitMix64: Sendable {
+public struct SplitMix64: Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -293,8 +340,8 @@ struct SplitMix64: Sendable {
     }
 
     /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 
     /// Uniform in [0, bound); 0 when `bound` is 0.
-    mutating func below(_ bound: UInt64) -> UInt64 { bound == 0 ? 0 : next() % bound }
+    public mutating func below(_ bound: UInt64) -> UInt64 { bound == 0 ? 0 : next() % bound }
 }

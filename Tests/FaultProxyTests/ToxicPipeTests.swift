@@ -175,4 +175,78 @@ struct ToxicPipeTests {
                 Data("{\"Type\":\"latency\",\"STREAM\":\"upstream\",\"Attributes\":{\"Latency\":5,\"x\":1}}".utf8)))
                 == Toxic(kind: .latency, stream: .upstream, attributes: ["latency": 5]))
     }
+
+    @Test func lossHoldsALostSegmentAndEverythingBehindItUntilItIsSentAgain() {
+        // Every segment lost once at most would need a draw; a chance of 0 never loses one.
+        var clean = Self.pipe([Toxic(kind: .loss, attributes: ["per_million": 0])])
+        #expect(clean.receive(5000, at: Self.at(1)) == [.write(5000, at: Self.at(1))])
+        // Half the segments lost: the 10 segments of 14,480 bytes come out in order, the bytes before a
+        // lost segment at once, the rest a retransmission wait (or several) later; all of them in the end.
+        var lossy = Self.pipe([Toxic(kind: .loss, attributes: ["per_million": 500_000, "retransmit": 100])], seed: 3)
+        let steps = lossy.receive(14_480, at: Self.at(0))
+        var total = 0
+        var last = Self.at(0)
+        for step in steps {
+            guard case .write(let count, let when) = step else {
+                Issue.record("loss writes late, never drops: \(step)")
+                continue
+            }
+            total += count
+            #expect(when >= last)
+            // Each wait is 100 ms, doubled while lost again: every time is a sum of such waits.
+            #expect(((when - Self.at(0)) / .milliseconds(1)).truncatingRemainder(dividingBy: 100) == 0)
+            last = when
+        }
+        #expect(total == 14_480)
+        #expect(steps.count > 1, "at one chance in two, some of 10 segments are lost: \(steps)")
+        // The next bytes wait behind the last retransmission.
+        #expect(
+            lossy.receive(1, at: Self.at(1)).first.map {
+                if case .write(_, let when) = $0 { when >= last } else { false }
+            } == true)
+    }
+
+    @Test func fullLossPassesNothingNotEvenTheEnd() {
+        var pipe = Self.pipe([Toxic(kind: .loss, attributes: ["per_million": 1_000_000])])
+        #expect(pipe.receive(100, at: Self.at(0)) == [.drop(100)])
+        #expect(pipe.end(at: Self.at(1)) == [])
+        #expect(!pipe.finished)
+    }
+
+    @Test func lossRetransmissionWaitDoublesAndDefaultsTo200Milliseconds() {
+        // With a chance of 99 %, the first segment is lost many times: waits 200, 400, 800…
+        var pipe = Self.pipe([Toxic(kind: .loss, attributes: ["per_million": 990_000])], seed: 5)
+        guard case .write(1448, let when)? = pipe.receive(1448, at: Self.at(0)).first else {
+            Issue.record("a lost segment is written late")
+            return
+        }
+        let waited = (when - Self.at(0)) / .milliseconds(1)
+        // 200 · (2^k − 1) for k losses, capped at a minute a wait: at least 200 + 400 + … here.
+        #expect(waited >= 200 + 400 + 800 + 1600)
+        var sum = 0.0
+        var wait = 200.0
+        while sum < waited {
+            sum += wait
+            wait = min(wait * 2, 60_000)
+        }
+        #expect(sum == waited, "\(waited) ms is not a sum of doubling waits from 200 ms")
+    }
+
+    @Test func dnsDelayHoldsOnlyTheFirstBytes() {
+        var pipe = Self.pipe([Toxic(kind: .dnsDelay, stream: .upstream, attributes: ["delay": 3000])])
+        #expect(pipe.receive(10, at: Self.at(5)) == [.write(10, at: Self.at(3005))])
+        // Later bytes are not held again, but never overtake the first.
+        #expect(pipe.receive(10, at: Self.at(10)) == [.write(10, at: Self.at(3005))])
+        #expect(pipe.receive(10, at: Self.at(4000)) == [.write(10, at: Self.at(4000))])
+    }
+
+    @Test func lossChanceIsAMillionAtMost() {
+        #expect(
+            throws: ToxiproxyError(
+                "bad request body: attributes.per_million of a loss toxic must be from 0 to 1000000, not 1000001",
+                status: 400)
+        ) {
+            try Toxic.decoding(Data("{\"type\":\"loss\",\"attributes\":{\"per_million\":1000001}}".utf8))
+        }
+    }
 }

@@ -1,0 +1,52 @@
+import FaultProxy
+import Foundation
+
+/// What the push channel does with each push APNs hands over, decided as a value: the condition of
+/// the `apns-device` link and seeded draws in, the push's fate out. The channel does the waiting.
+///
+/// A push is dropped with the link's drop chance. One that gets through waits the profile's downlink
+/// delay and the time its bytes take at the downlink's bandwidth, a retransmission wait for each time
+/// the profile's loss takes it (TCP keeps the connection, so loss delays rather than drops), the link's
+/// own delay, and a random part of the reorder window; with the duplicate chance a second copy follows
+/// it. A link that is down, or loses everything, is not asked: APNs keeps the push for the device.
+public struct PushLinkRule: Sendable {
+    public enum Fate: Sendable, Equatable {
+        /// Handed to the device after each delay: one copy, or two when duplicated.
+        case deliver([Duration])
+        /// Lost on the way; `why` says to what.
+        case dropped(why: String)
+    }
+
+    private var random: SplitMix64
+
+    public init(seed: UInt64) { random = SplitMix64(seed: seed) }
+
+    /// The fate of a push of `bytes` bytes under `condition`.
+    public mutating func fate(ofPushOf bytes: Int, under condition: LinkCondition) -> Fate {
+        let faults = condition.push
+        if faults.dropPerMillion > 0, Int64(random.below(1_000_000)) < faults.dropPerMillion {
+            return .dropped(why: "the link drops \(Percent(faults.dropPerMillion)) of pushes")
+        }
+        var delay = Duration.zero
+        if let profile = condition.profile {
+            delay += profile.pushDelay(bytes: bytes)
+            let loss = min(profile.down.lossPerMillion, 999_999)
+            var wait = Duration.milliseconds(200)
+            while loss > 0, Int64(random.below(1_000_000)) < loss {
+                delay += wait
+                wait = min(wait * 2, .seconds(60))
+            }
+        }
+        switch faults.delay {
+        case .fixed(let fixed): delay += fixed
+        case .uniform(let low, let high): delay += low + (high - low) * random.unit()
+        case .exponential(let mean): delay += min(mean * -log(1 - random.unit()), .seconds(86_400))
+        case nil: break
+        }
+        if faults.reorderWindow > .zero { delay += faults.reorderWindow * random.unit() }
+        if faults.duplicatePerMillion > 0, Int64(random.below(1_000_000)) < faults.duplicatePerMillion {
+            return .deliver([delay, delay])
+        }
+        return .deliver([delay])
+    }
+}
