@@ -123,7 +123,7 @@ let package = Package(
         ),
         .target(
             name: "NetworkConditions",
-            dependencies: ["FaultProxy"]
+            dependencies: ["FaultProxy", "HarnessTimeline"]
         ),
         .target(
             name: "PushChannel",
@@ -176,6 +176,7 @@ let package = Package(
             name: "HarnessCLI",
             dependencies: [
                 "FaultProxy",
+                "NetworkConditions",
                 "HarnessCore",
                 "HarnessTimeline",
                 "MediaServer",
@@ -231,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "HarnessCoreTests",
             dependencies: [
-                "HarnessCore", "HarnessTimeline", "DeviceSimulator", "TestSupport",
+                "HarnessCore", "HarnessTimeline", "NetworkConditions", "DeviceSimulator", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -19,4 +19,10 @@ extension DeviceSimulator: Service {
     public func setAppEnvironment(_ environment: [String: String]) {
         configuration.environment = environment
     }
+
+    /// The transfer daemon dials the value's `host:port` for URLs naming the key's (the harness's
+    /// `transfer-media` link runs through a fault proxy there).
+    public func setTransferRoutes(_ routes: [String: String]) async {
+        await transferDaemon.setRoutes(routes)
+    }
 }

@@ -29,6 +29,9 @@ struct DownloadTask: Sendable {
     let connections: (slots: ConnectionSlots, key: String, limit: Int)
     /// Background sessions retry lost connections and timeouts; default sessions fail.
     let retries: Bool
+    /// Where the daemon dials instead of the URL's `host:port` (the `transfer-media` link's fault
+    /// proxy); the request still names the URL's host.
+    let dial: String?
     let report: @Sendable (TransferDaemon.Event) async -> Bool
 
     /// What the task has so far, across attempts. A class so that an attempt can run as a child task
@@ -203,6 +206,13 @@ struct DownloadTask: Sendable {
             throw Interruption(error: TaskError(code: -1000, localizedDescription: "bad URL: \(params.url)"))
         }
         var request = HTTPClientRequest(url: params.url)
+        if let dial, let authority = url.authority, var routed = URLComponents(string: params.url) {
+            let (host, port) = TransferDaemon.split(dial)
+            routed.host = host
+            routed.port = port
+            request.url = routed.string ?? params.url
+            request.headers.add(name: "Host", value: authority)
+        }
         request.headers.add(name: "User-Agent", value: "nsurlsessiond (PushHarness)")
         if case .rest(let from, let validator) = progress.attempts.begin() {
             request.headers.add(name: "Range", value: "bytes=\(from)-")

@@ -40,6 +40,8 @@ actor TransferDaemon {
     /// Each session's connections per host.
     private let slots = ConnectionSlots()
     private var sessions: [SessionKey: SessionCreateParams] = [:]
+    /// `host:port` the daemon dials in place of another (``setRoutes(_:)``).
+    private var routes: [String: String] = [:]
     private var tasks: [TaskKey: (task: Task<Void, Never>, control: DownloadControl)] = [:]
 
     init(timeline: Timeline, policy: TransferPolicy = TransferPolicy(), clock: PolicyClock = PolicyClock()) {
@@ -50,6 +52,18 @@ actor TransferDaemon {
         configuration.timeout = .init(
             connect: TimeAmount(policy.requestTimeout), read: TimeAmount(policy.requestTimeout))
         self.httpClient = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// From now on, requests to a URL whose `host:port` is a key go to that key's value: the harness
+    /// puts the `transfer-media` link's fault proxy there. The request still names the URL's host.
+    func setRoutes(_ routes: [String: String]) { self.routes = routes }
+
+    /// `host:port` (`[::1]:80` for IPv6) as host and port.
+    static func split(_ authority: String) -> (host: String, port: Int?) {
+        guard let colon = authority.lastIndex(of: ":") else { return (authority, nil) }
+        var host = String(authority[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, Int(authority[authority.index(after: colon)...]))
     }
 
     /// A session's settings; creating a session again (a relaunched app) replaces them.
@@ -98,7 +112,8 @@ actor TransferDaemon {
         let download = DownloadTask(
             params: params, file: temporaryFile, requirements: requirements, gate: gate, policy: policy, clock: clock,
             client: httpClient, timeline: timeline, control: control, rateLimited: rateLimited, seed: seed,
-            connections: connections, retries: settings.background, report: report)
+            connections: connections, retries: settings.background,
+            dial: URL(string: params.url)?.authority.flatMap { routes[$0] }, report: report)
         let task = Task {
             await download.run()
             self.finished(key)
@@ -140,5 +155,14 @@ actor TransferDaemon {
         for task in running { task.cancel() }
         for task in running { await task.value }
         try? await httpClient.shutdown()
+    }
+}
+
+extension URL {
+    /// `host:port` as the URL names them (`[::1]:80` for IPv6), or the host alone without a port.
+    var authority: String? {
+        guard let host else { return nil }
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return port.map { "\(shown):\($0)" } ?? shown
     }
 }

@@ -293,6 +293,59 @@ public actor FaultProxy {
         }
     }
 
+    // MARK: Typed changes (the harness's own links)
+
+    /// A new proxy named `name`, listening on `listen` (`host:port`, port 0 for any) and relaying to
+    /// `upstream`; returns it with the address it listens on.
+    public func create(name: String, listen: String = "127.0.0.1:0", upstream: String) async throws(ToxiproxyError)
+        -> Proxy
+    {
+        try await exclusively { () async throws(ToxiproxyError) -> Proxy in
+            guard proxies[name] == nil else { throw .proxyExists }
+            return try await add(Proxy(name: name, listen: listen, upstream: upstream, enabled: true, toxics: []))
+        }
+    }
+
+    /// Gives proxy `name` these toxics and this state at once, on open connections too: toxics kept
+    /// by name and unchanged keep their state, and the timeline hears of each toxic removed, added or
+    /// updated. Disabled, the proxy stops listening and closes its connections; enabled again, it
+    /// listens where it did.
+    public func set(_ name: String, toxics: [Toxic], enabled: Bool) async throws(ToxiproxyError) {
+        try await exclusively { () async throws(ToxiproxyError) in
+            guard var proxy = proxies[name] else { throw .proxyNotFound }
+            guard toxics.count <= Self.limits.toxics else {
+                throw ToxiproxyError("a proxy has at most \(Self.limits.toxics) toxics", status: 409)
+            }
+            let old = proxy.toxics
+            proxy.toxics = toxics
+            for toxic in old where !toxics.contains(where: { $0.name == toxic.name }) {
+                events.toxic(.proxyToxicRemoved, name, toxic)
+            }
+            for toxic in toxics {
+                if let before = old.first(where: { $0.name == toxic.name }) {
+                    if before != toxic { events.toxic(.proxyToxicUpdated, name, toxic) }
+                } else {
+                    events.toxic(.proxyToxicAdded, name, toxic)
+                }
+            }
+            await listeners[name]?.setToxics(toxics)
+            proxies[name] = proxy
+            if enabled != proxy.enabled {
+                if enabled {
+                    // Listening where it did; if that fails, the proxy stays disabled with its new toxics.
+                    proxy.listen = try await start(proxy)
+                } else {
+                    await listeners.removeValue(forKey: name)?.close()
+                }
+                proxy.enabled = enabled
+                events.publish(
+                    .proxyUpdated,
+                    ["proxy": name, "listen": proxy.listen, "upstream": proxy.upstream, "enabled": "\(enabled)"])
+            }
+            proxies[name] = proxy
+        }
+    }
+
     /// How many connections a proxy has open (for tests and the summary).
     public func openConnections(of name: String) -> Int { listeners[name]?.openConnections ?? 0 }
 }

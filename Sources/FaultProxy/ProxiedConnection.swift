@@ -44,6 +44,9 @@ final class ProxiedConnection {
         var deadlineTimer: Scheduled<Void>?
         var deadlineAt: Instant?
         var written = 0
+        /// The source ended (its end may still be held by a toxic).
+        var inputEnded = false
+        /// The destination was ended.
         var ended = false
         /// A read the source asked for while reading was paused.
         var readWaiting = false
@@ -92,7 +95,7 @@ final class ProxiedConnection {
     /// Bytes read from the source of `stream`.
     func read(_ bytes: ByteBuffer, on stream: ToxicStream) {
         guard !closed, var direction = directions[stream] else { return }
-        if direction.pipe.isPassThrough, direction.actions.isEmpty, !direction.pipe.finished {
+        if direction.pipe.isPassThrough, direction.actions.isEmpty, direction.heldBytes == 0, !direction.pipe.finished {
             // No toxic acts: straight through, flushed when the read completes.
             direction.written += bytes.readableBytes
             direction.unflushed = true
@@ -117,7 +120,8 @@ final class ProxiedConnection {
 
     /// The source of `stream` will send nothing more.
     func inputEnded(on stream: ToxicStream) {
-        guard !closed, var direction = directions[stream], !direction.ended else { return }
+        guard !closed, var direction = directions[stream], !direction.ended, !direction.inputEnded else { return }
+        direction.inputEnded = true
         direction.actions.append(contentsOf: direction.pipe.end(at: .now))
         directions[stream] = direction
         perform(stream)
@@ -138,13 +142,36 @@ final class ProxiedConnection {
         if directions[stream]?.ended == true { close(.fin) }
     }
 
-    /// The toxics changed: each direction takes the new list.
+    /// The toxics changed: each direction takes the new list, and what it read but has not written yet
+    /// goes through the new toxics from now (``ToxicPipe/requeue(_:at:)``): bytes a toxic was holding
+    /// back or spreading out get the new network, not the old one. A direction a toxic is about to
+    /// close keeps that fate.
     func update(toxics: [Toxic]) {
         guard !closed else { return }
+        let now = ContinuousClock.now
         for stream in ToxicStream.allCases {
             guard var direction = directions[stream] else { continue }
-            direction.actions.append(
-                contentsOf: direction.pipe.update(toxics: toxics.filter { $0.stream == stream }, at: .now))
+            let pending = Array(direction.actions)
+            let closing = pending.contains { if case .close = $0 { true } else { false } }
+            var steps = direction.pipe.update(toxics: toxics.filter { $0.stream == stream }, at: now)
+            if !closing, !direction.ended {
+                direction.actions.removeAll()
+                var (writes, drops) = (0, 0)
+                for action in pending {
+                    if case .write(let count, _) = action { writes += count }
+                    if case .drop(let count) = action { drops += count }
+                }
+                // Held past every pending step: bytes a toxic keeps until the toxics change.
+                let stalled = direction.heldBytes - writes - drops
+                direction.pipe.requeue(writes + stalled, at: now)
+                for action in pending {
+                    if case .write(let count, _) = action { steps += direction.pipe.receive(count, at: now) }
+                    if case .drop(let count) = action { steps.append(.drop(count)) }
+                }
+                if stalled > 0 { steps += direction.pipe.receive(stalled, at: now) }
+                if direction.inputEnded { steps += direction.pipe.end(at: now) }
+            }
+            direction.actions.append(contentsOf: steps)
             directions[stream] = direction
             perform(stream)
             scheduleDeadline(stream)

@@ -1,3 +1,5 @@
+import HarnessTimeline
+
 /// One direction of one connection through the toxics on it, as a value: bytes and the end of the
 /// stream go in with the time they were read, and what to write, and when, comes out. The proxy does
 /// the reading, the timers and the writing; every rule of Toxiproxy's toxics is decided here.
@@ -80,6 +82,21 @@ public struct ToxicPipe: Sendable {
         return run([(.end, now)], dropping: 0)
     }
 
+    /// After ``update(toxics:at:)``: `undelivered` bytes the pipe had let through, or held, but the proxy
+    /// had not written yet go through the toxics again from `now`, so that a change of toxics reaches
+    /// every byte still in the network, as a real network's change reaches the packets in it. Each toxic
+    /// starts its schedule afresh; `limit_data` takes back what it counted of them. The proxy then feeds
+    /// them (and the end, if the source had ended) with ``receive(_:at:)`` and ``end(at:)``.
+    public mutating func requeue(_ undelivered: Int, at now: Instant) {
+        finished = false
+        for index in stages.indices {
+            stages[index].ready = now
+            if stages[index].toxic.kind == .limitData {
+                stages[index].sent = max(stages[index].sent - Int64(undelivered), 0)
+            }
+        }
+    }
+
     /// The earliest moment a toxic wants to act with no input (a `timeout` closing), if any.
     public var deadline: Instant? {
         guard !finished else { return nil }
@@ -117,6 +134,9 @@ public struct ToxicPipe: Sendable {
             case .data(let bytes):
                 written += bytes
                 steps.append(.write(bytes, at: at))
+            case .hold(let bytes):
+                // Neither written nor dropped: the proxy keeps them until ``requeue(_:at:)``.
+                written += bytes
             case .end:
                 finished = true
                 steps.append(.end(at: at))
@@ -161,6 +181,8 @@ private struct Stage: Sendable {
 /// What flows between stages.
 enum ToxicPipeEvent: Equatable {
     case data(Int)
+    /// Bytes a toxic holds until the toxics change (all of them lost, and sent again only then).
+    case hold(Int)
     case end
     case close(ToxicPipe.Closing)
 }
@@ -171,6 +193,10 @@ extension Stage {
         var output: [Event] = []
         for (event, at) in events {
             if closed { continue }
+            if case .hold = event {
+                output.append((event, at))
+                continue
+            }
             if case .close = event {
                 closed = true
                 output.append((event, max(at, ready)))
@@ -242,8 +268,12 @@ extension Stage {
             }
             ready = when
         case .loss:
-            // Everything lost: the end of the stream too.
-            guard toxic["per_million"] < 1_000_000 else { return }
+            // Everything lost, the end of the stream too: held until the toxics change, as TCP keeps
+            // sending them again until the network lets them through.
+            guard toxic["per_million"] < 1_000_000 else {
+                if case .data(let count) = event { output.append((.hold(count), at)) }
+                return
+            }
             guard case .data(let count) = event else {
                 output.append((event, max(at, ready)))
                 return
@@ -325,20 +355,7 @@ extension Stage {
     }
 }
 
-/// A small, seedable generator (SplitMix64): the same seed gives the same toxicity and jitter draws.
-public struct SplitMix64: Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// Uniform in [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 

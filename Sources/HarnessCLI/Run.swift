@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HarnessCore
+import NetworkConditions
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,11 +44,21 @@ struct Run: AsyncParsableCommand {
     )
     var appReplacements: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Run each scenario under each of these network profiles (comma-separated; 'none' for no profile) "
+                + "on the device's links: a matrix whose cells are named scenario[profile].",
+            valueName: "profiles"))
+    var network: String?
+
     func run() async throws {
         var configuration = try loadConfiguration(options.config)
         setup.apply(to: &configuration)
         var selected = try select(from: configuration)
         selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.config)
+        if let network { selected = matrix(selected, profiles: network, configuration: configuration) }
+        // Shards split the cells of a matrix, not its scenarios.
+        selected = sharded(selected)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
         if selected.count == 1, !all, shard == nil {
@@ -66,15 +77,16 @@ struct Run: AsyncParsableCommand {
         let batchRunner = batch
         let results = await runInterruptibly { await batchRunner.run(names) { line in say(line) } }
         let passed = results.filter { $0.outcome == .passed }.count
-        say("\n\(passed) of \(results.count) scenarios passed")
-        for result in results where result.outcome != .passed {
+        let expected = results.filter { if case .expectedFailure = $0.outcome { true } else { false } }.count
+        say("\n\(passed) of \(results.count) scenarios passed\(expected > 0 ? ", \(expected) failed as expected" : "")")
+        for result in results where result.outcome.exitCode != 0 {
             say("  \(result.outcome.label) \(result.scenario): \(result.reportDirectory.path)")
         }
         say("report: \(reports.path)")
         throw ExitCode(BatchRunner.exitCode(results))
     }
 
-    /// The scenarios named, or all of them, then the shard asked for.
+    /// The scenarios named, or all of them.
     private func select(from configuration: HarnessConfiguration) throws -> [Scenario] {
         var selected: [Scenario]
         if all {
@@ -92,14 +104,44 @@ struct Run: AsyncParsableCommand {
                 return scenario
             }
         }
-        if let shard {
-            let parts = shard.split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-                fail("--shard takes I/N with 1 <= I <= N, such as 2/4, not '\(shard)'", code: 2)
-            }
-            selected = BatchRunner.shard(selected, index: parts[0], of: parts[1])
-        }
         return selected
+    }
+
+    /// The shard asked for, if any.
+    private func sharded(_ selected: [Scenario]) -> [Scenario] {
+        guard let shard else { return selected }
+        let parts = shard.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+            fail("--shard takes I/N with 1 <= I <= N, such as 2/4, not '\(shard)'", code: 2)
+        }
+        return BatchRunner.shard(selected, index: parts[0], of: parts[1])
+    }
+
+    /// Every scenario under every profile named in `list`, scenario by scenario.
+    private func matrix(_ scenarios: [Scenario], profiles list: String, configuration: HarnessConfiguration)
+        -> [Scenario]
+    {
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        var profiles: [NetworkProfile?] = []
+        for name in names {
+            if name.lowercased() == "none" {
+                profiles.append(nil)
+                continue
+            }
+            do {
+                profiles.append(try configuration.services.networkProfiles.named(name))
+            } catch {
+                fail("--network: \(error.message)", code: 2)
+            }
+        }
+        guard profiles.count <= 32 else { fail("--network takes at most 32 profiles", code: 2) }
+        var seen: Set<String> = []
+        for profile in profiles where !seen.insert(profile?.name ?? "none").inserted {
+            fail("--network names \(profile?.name ?? "none") twice", code: 2)
+        }
+        return scenarios.flatMap { scenario in profiles.map { scenario.under(profile: $0) } }
     }
 
     /// One scenario, its timeline live.

@@ -70,10 +70,11 @@ public struct BatchRunner: Sendable {
         // An interrupted batch still accounts for every scenario it was given.
         let ran = Set(results.map(\.scenario))
         for scenario in scenarios where !ran.contains(scenario.name) {
-            results.append(
-                RunResult(
-                    scenario: scenario.name, outcome: .skipped, verdict: nil,
-                    reportDirectory: reportDirectory.appendingPathComponent(scenario.name), duration: .zero))
+            var skipped = RunResult(
+                scenario: scenario.name, outcome: .skipped, verdict: nil,
+                reportDirectory: reportDirectory.appendingPathComponent(scenario.name), duration: .zero)
+            skipped.cell = scenario.cell
+            results.append(skipped)
         }
         let order = Dictionary(uniqueKeysWithValues: scenarios.enumerated().map { ($1.name, $0) })
         results.sort { order[$0.scenario, default: 0] < order[$1.scenario, default: 0] }
@@ -109,7 +110,7 @@ public struct BatchRunner: Sendable {
     private static func summary(_ result: RunResult) -> String {
         switch result.outcome {
         case .passed: ""
-        case .failed(let message), .setupError(let message): ": \(message)"
+        case .failed(let message), .setupError(let message), .expectedFailure(let message): ": \(message)"
         case .interrupted, .skipped: ""
         }
     }
@@ -133,6 +134,8 @@ public struct BatchRunner: Sendable {
             var scenarios: Int
             var passed: Int
             var failed: [String]
+            /// Matrix cells that failed where their scenario says they do.
+            var expectedFailures: [String]
             /// Scenarios an interruption kept from starting.
             var skipped: [String]
             var seconds: Double
@@ -141,7 +144,9 @@ public struct BatchRunner: Sendable {
         }
         let summary = Summary(
             scenarios: results.count, passed: results.filter { $0.outcome == .passed }.count,
-            failed: results.filter { $0.outcome != .passed && $0.outcome != .skipped }.map(\.scenario),
+            failed: results.filter { $0.outcome.exitCode != 0 && $0.outcome != .skipped }.map(\.scenario),
+            expectedFailures: results.filter { if case .expectedFailure = $0.outcome { true } else { false } }
+                .map(\.scenario),
             skipped: results.filter { $0.outcome == .skipped }.map(\.scenario), seconds: seconds, parallel: parallel,
             results: results.map(RunReport.Summary.init))
         let encoder = JSONEncoder()

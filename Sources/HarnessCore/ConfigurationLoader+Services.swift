@@ -13,6 +13,7 @@ extension ConfigurationLoader {
             "media": { try mediaKeys(baseDirectory: baseDirectory).read($0, into: &$1.media) },
             "parse": { try parseKeys.read($0, into: &$1.parse) },
             "device": { try deviceKeys.read($0, into: &$1.device) },
+            "network": { try servicesNetworkKeys.read($0, into: &$1) },
         ])
     }
 

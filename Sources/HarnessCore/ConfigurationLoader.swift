@@ -4,6 +4,7 @@ import FakeParse
 import Foundation
 import HarnessTimeline
 import MediaServer
+import NetworkConditions
 import Yams
 
 /// Reads harness.yml strictly: unknown keys and bad values are errors with file, line and key path.
@@ -53,7 +54,8 @@ public enum ConfigurationLoader {
                     if let problem = YAMLReader.problem(withName: name) { throw scenario.error(problem) }
                     configuration.scenarios.append(
                         try readScenario(
-                            name, scenario, apps: configuration.apps, device: configuration.services.device))
+                            name, scenario, apps: configuration.apps, device: configuration.services.device,
+                            profiles: configuration.services.networkProfiles))
                 }
             },
         ]).read(reader, into: &configuration)
@@ -91,7 +93,8 @@ public enum ConfigurationLoader {
     }
 
     private static func readScenario(
-        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceConfiguration
+        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceConfiguration,
+        profiles: NetworkProfiles
     ) throws -> Scenario {
         var scenario = Scenario(name: name)
         let found = try KeyTable<Scenario>([
@@ -108,14 +111,28 @@ public enum ConfigurationLoader {
             },
             // A scenario's device block overrides the services' one key by key.
             "device": { $1.device = try deviceKeys.overlay($0, on: base) },
-            "steps": { $1.steps = try $0.sequence().map { try readStep($0, apps: apps) } },
+            "network": { $1.network = try readNetwork($0, profiles) },
+            "expectFailure": { value, scenario in
+                for (name, why) in try value.namedEntries() {
+                    let profile: String
+                    do throws(NetworkError) {
+                        profile = try profiles.named(name).name
+                    } catch {
+                        throw why.error(error.message)
+                    }
+                    scenario.expectedFailures.append((profile, try why.string()))
+                }
+            },
+            "steps": { $1.steps = try $0.sequence().map { try readStep($0, apps: apps, profiles: profiles) } },
             "expect": { $1.expectation = try readExpectation($0) },
         ]).read(reader, into: &scenario)
         guard found.contains("steps") else { throw reader.error("a scenario needs 'steps'") }
         return scenario
     }
 
-    private static func readStep(_ reader: YAMLReader, apps: [String: AppConfiguration]) throws -> Step {
+    private static func readStep(
+        _ reader: YAMLReader, apps: [String: AppConfiguration], profiles: NetworkProfiles
+    ) throws -> Step {
         if case .scalar = reader.node {
             switch try reader.string() {
             case "lock": return .lock
@@ -172,9 +189,16 @@ public enum ConfigurationLoader {
                 step = .push(body: try JSONBox(try value.json()))
             },
             "network": { value, step in
+                // A mapping changes links' conditions; a word changes the device's interface.
+                if case .mapping = value.node {
+                    step = .conditions(try readNetwork(value, profiles))
+                    return
+                }
                 let network = try value.string()
                 guard ["wifi", "cellular", "offline"].contains(network) else {
-                    throw value.error("network must be wifi, cellular or offline")
+                    throw value.error(
+                        "network must be wifi, cellular or offline, or a mapping such as {profile: EDGE} or {links: {parse-apns: down}}"
+                    )
                 }
                 step = .network(network)
             },

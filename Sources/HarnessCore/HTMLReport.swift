@@ -40,11 +40,12 @@ enum HTMLReport {
     /// scenario's own report.
     static func batchIndex(_ results: [RunResult], seconds: Double, parallel: Int) -> String {
         let passed = results.filter { $0.outcome == .passed }.count
+        let expected = results.filter { if case .expectedFailure = $0.outcome { true } else { false } }.count
         let rows = results.map { result in
             let label = result.outcome.label
             let message: String
             switch result.outcome {
-            case .failed(let text), .setupError(let text): message = text
+            case .failed(let text), .setupError(let text), .expectedFailure(let text): message = text
             case .passed, .interrupted: message = ""
             case .skipped: message = "the batch was interrupted before this scenario started"
             }
@@ -65,10 +66,11 @@ enum HTMLReport {
             <style>\(style)</style>
             </head>
             <body>
-            <header class="\(passed == results.count ? "pass" : "fail")">
+            <header class="\(passed + expected == results.count ? "pass" : "fail")">
             <h1><span class="outcome">\(passed) of \(results.count)</span> scenarios passed</h1>
-            <p>\(String(format: "%.1f", seconds)) s, \(parallel) at a time</p>
+            <p>\(expected > 0 ? "\(expected) failed as expected, " : "")\(String(format: "%.1f", seconds)) s, \(parallel) at a time</p>
             </header>
+            \(matrix(results))
             <table class="chain batch">
             <thead><tr><th>outcome</th><th>scenario</th><th>time</th><th>verdict</th></tr></thead>
             <tbody>
@@ -78,6 +80,44 @@ enum HTMLReport {
             </body>
             </html>
 
+            """
+    }
+
+    /// The network matrix, when the batch ran one: scenarios down, profiles across, each cell its
+    /// outcome linking its report. Empty otherwise.
+    static func matrix(_ results: [RunResult]) -> String {
+        var scenarios: [String] = []
+        var profiles: [String] = []
+        var cells: [String: RunResult] = [:]
+        for result in results {
+            guard let cell = result.cell else { continue }
+            if !scenarios.contains(cell.scenario) { scenarios.append(cell.scenario) }
+            if !profiles.contains(cell.profile) { profiles.append(cell.profile) }
+            cells[cell.scenario + "\u{0}" + cell.profile] = result
+        }
+        guard !scenarios.isEmpty else { return "" }
+        let head = "<tr><th>scenario</th>" + profiles.map { "<th>\(escape($0))</th>" }.joined() + "</tr>"
+        let rows = scenarios.map { scenario in
+            "<tr><td>\(escape(scenario))</td>"
+                + profiles.map { profile in
+                    guard let result = cells[scenario + "\u{0}" + profile] else { return "<td></td>" }
+                    let label = result.outcome.label
+                    let mark = label == "PASS" || label == "XFAIL" ? "seen" : "missing"
+                    let text =
+                        result.outcome == .skipped
+                        ? label : "<a href=\"\(link(result.scenario))/report.html\">\(escape(label))</a>"
+                    return
+                        "<td class=\"\(mark)\" title=\"\(escape(result.outcome.failureMessage ?? label))\">\(text)</td>"
+                }.joined() + "</tr>"
+        }.joined(separator: "\n")
+        return """
+            <h2>Network matrix</h2>
+            <table class="chain matrix">
+            <thead>\(head)</thead>
+            <tbody>
+            \(rows)
+            </tbody>
+            </table>
             """
     }
 

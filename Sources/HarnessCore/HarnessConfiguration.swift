@@ -2,6 +2,7 @@ import DeviceProtocol
 import DeviceSimulator
 import Foundation
 import MediaServer
+import NetworkConditions
 
 /// harness.yml, version 1: the services, the apps under test and the scenarios. Defaults live here.
 public struct HarnessConfiguration: Sendable {
@@ -46,8 +47,14 @@ public struct Scenario: Sendable {
     public var mediaFaults: [MediaFault] = []
     public var coalescingWindow: Duration?
     public var device: DeviceConfiguration?
+    /// Over the services' network: its profile for theirs, its links' settings for theirs.
+    public var network = NetworkSettings()
     public var steps: [Step] = []
     public var expectation = Expectation()
+    /// The network profiles under which the scenario is known to fail, by name, each with why.
+    public var expectedFailures: [(profile: String, why: String)] = []
+    /// Set on a matrix cell: the scenario it comes from and the profile it runs under.
+    public var cell: MatrixCell?
 
     /// The services as this scenario runs them: its device block, coalescing window and media throttle
     /// in place of theirs, its media faults after theirs.
@@ -57,7 +64,38 @@ public struct Scenario: Sendable {
         if let coalescingWindow { services.apns.delivery.coalescingWindow = coalescingWindow }
         if case .set(let throttle) = mediaThrottle { services.media.throttleBytesPerSecond = throttle }
         services.media.faults += mediaFaults
+        services.network = services.network.overlaid(by: network)
+        for step in steps {
+            if case .conditions(let change) = step { services.networkLinksInPlay.formUnion(change.touched) }
+        }
         return services
+    }
+
+    /// This scenario as a cell of a network matrix: named `name[profile]`, with `profile` (or none) on
+    /// the device's links in place of its own; its links' own settings stay.
+    public func under(profile: NetworkProfile?) -> Scenario {
+        var cell = self
+        let column = profile?.name ?? "none"
+        cell.name = "\(name)[\(column)]"
+        cell.network.profile = profile.map { .some($0) } ?? .none
+        cell.cell = MatrixCell(scenario: name, profile: column)
+        return cell
+    }
+
+    /// A run's outcome as the matrix counts it: a cell that fails under a profile the scenario says it
+    /// fails under is an expected failure, and one that passes there is the surprise, a failure.
+    public func judged(_ outcome: RunOutcome) -> RunOutcome {
+        guard let cell, let expected = expectedFailures.first(where: { $0.profile == cell.profile }) else {
+            return outcome
+        }
+        switch outcome {
+        case .failed(let message):
+            return .expectedFailure("expected to fail under \(cell.profile) (\(expected.why)): \(message)")
+        case .passed:
+            return .failed("passed under \(cell.profile), where it is expected to fail (\(expected.why))")
+        default:
+            return outcome
+        }
     }
 
     /// The app of the first `launch` step.
@@ -93,6 +131,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case waitFor(EventPattern, timeout: Duration)
     /// The device's network: `wifi`, `cellular` or `offline`.
     case network(String)
+    /// Links' conditions change: a profile on the device's links, single links' settings.
+    case conditions(NetworkSettings)
     /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
     case push(body: JSONBox)
 
@@ -110,7 +150,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .tapNotification(let name): return .tapNotification(app: swap(name))
         case .uninstall(let name): return .uninstall(app: swap(name))
         case .tap(let name, let button): return .tap(app: swap(name), button: button)
-        case .waitFor, .network, .push, .lock, .unlock, .reboot: return self
+        case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: return self
         }
     }
 
@@ -121,7 +161,7 @@ public enum Step: Sendable, CustomStringConvertible {
             .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app),
             .tap(let app, _):
             app
-        case .waitFor, .network, .push, .lock, .unlock, .reboot: nil
+        case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: nil
         }
     }
 
@@ -143,6 +183,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
         case .push: "push through Parse"
         case .network(let network): "network \(network)"
+        case .conditions(let change): "network \(change.description)"
         }
     }
 }

@@ -7,7 +7,7 @@ import Recording
 enum PushClient {
     static func send(_ body: Data, to services: ServiceStack) async throws {
         let parse = services.parse.configuration
-        var request = HTTPClientRequest(url: services.parse.url + "/push")
+        var request = HTTPClientRequest(url: services.routes.backendParse + "/push")
         request.method = .POST
         request.headers.add(name: "X-Parse-Application-Id", value: parse.applicationId)
         request.headers.add(name: "X-Parse-Master-Key", value: parse.masterKey)
@@ -19,7 +19,7 @@ enum PushClient {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             answer = try await response.body.collect(upTo: 1 << 20)
         } catch {
-            throw StepFailure(message: "cannot reach Parse at \(services.parse.url)/push: \(error)")
+            throw StepFailure(message: "cannot reach Parse at \(services.routes.backendParse)/push: \(error)")
         }
         guard response.status.code == 200 else {
             throw StepFailure(

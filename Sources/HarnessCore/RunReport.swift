@@ -37,7 +37,9 @@ enum RunReport {
         let errors = results.filter {
             if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false }
         }.count
-        let skipped = results.filter { $0.outcome == .skipped }.count
+        let skipped = results.filter {
+            if case .expectedFailure = $0.outcome { true } else { $0.outcome == .skipped }
+        }.count
         let cases = results.map { result -> String in
             var body = ""
             switch result.outcome {
@@ -49,6 +51,8 @@ enum RunReport {
                 body = "      <error message=\"interrupted\">the run was interrupted before it finished</error>\n"
             case .skipped:
                 body = "      <skipped message=\"the batch was interrupted before this scenario started\"/>\n"
+            case .expectedFailure(let message):
+                body = "      <skipped message=\"\(escape(message))\"/>\n"
             case .setupError(let message):
                 body = "      <error message=\"\(escape(message))\">\(escape(result.explanation))</error>\n"
             }
@@ -90,7 +94,7 @@ enum RunReport {
             scenario = result.scenario
             outcome = result.outcome.label
             switch result.outcome {
-            case .failed(let text), .setupError(let text): message = text
+            case .failed(let text), .setupError(let text), .expectedFailure(let text): message = text
             case .passed, .interrupted: message = nil
             case .skipped: message = "the batch was interrupted before this scenario started"
             }

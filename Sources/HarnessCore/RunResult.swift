@@ -12,11 +12,13 @@ public enum RunOutcome: Sendable, Equatable {
     case setupError(String)
     /// The batch was interrupted before this scenario started: it never ran.
     case skipped
+    /// A matrix cell the scenario declares it fails under, and it failed: not a surprise.
+    case expectedFailure(String)
 
     /// 0 pass, 1 a scenario failed, 2 usage or configuration error, 130 interrupted.
     public var exitCode: Int32 {
         switch self {
-        case .passed: 0
+        case .passed, .expectedFailure: 0
         case .failed: 1
         case .setupError: 2
         case .interrupted, .skipped: 130
@@ -30,8 +32,15 @@ public enum RunOutcome: Sendable, Equatable {
         case .interrupted: "INTERRUPTED"
         case .setupError: "ERROR"
         case .skipped: "SKIPPED"
+        case .expectedFailure: "XFAIL"
         }
     }
+}
+
+/// A cell of a network matrix: a scenario run under a profile (`none` for no profile).
+public struct MatrixCell: Sendable, Equatable {
+    public var scenario: String
+    public var profile: String
 }
 
 public struct RunResult: Sendable {
@@ -47,6 +56,8 @@ public struct RunResult: Sendable {
     /// For a replay: the outcome the scenario itself had this time (`PASS`, `FAIL`), beside the recorded
     /// one, since a replay's own outcome is whether it matched the recording.
     public var replayedVerdict: (recorded: String, now: String)?
+    /// For a cell of a network matrix: its scenario and profile.
+    public var cell: MatrixCell?
 
     public var seconds: Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18

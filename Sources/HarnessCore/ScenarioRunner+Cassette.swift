@@ -46,7 +46,7 @@ extension ScenarioRunner {
             recordedAt: Date().formatted(.iso8601))
         // Complete when the run got to its verdict; interrupted or never set up, it holds what there was.
         switch outcome {
-        case .passed, .failed: meta.complete = true
+        case .passed, .failed, .expectedFailure: meta.complete = true
         case .interrupted, .setupError, .skipped: meta.complete = false
         }
         meta.outcome = outcome.label
@@ -66,7 +66,7 @@ extension ScenarioRunner {
     ) {
         switch result.outcome {
         case .setupError, .interrupted, .skipped: return
-        case .passed, .failed: break
+        case .passed, .failed, .expectedFailure: break
         }
         let recorded = cassette.meta?.outcome ?? "unknown"
         let now = result.outcome.label
@@ -102,7 +102,7 @@ extension RunOutcome {
     /// The message of a failure or an error.
     var failureMessage: String? {
         switch self {
-        case .failed(let message), .setupError(let message): message
+        case .failed(let message), .setupError(let message), .expectedFailure(let message): message
         default: nil
         }
     }

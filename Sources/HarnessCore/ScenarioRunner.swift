@@ -107,6 +107,8 @@ public struct ScenarioRunner: Sendable {
             // Teardown must finish even when the run was cancelled.
             await Task { await stack.stop() }.value
         }
+        // A matrix cell's failure the scenario expects is no surprise.
+        outcome = scenario.judged(outcome)
         timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
         timeline.finish()
         await printer.value
@@ -114,6 +116,7 @@ public struct ScenarioRunner: Sendable {
         var result = RunResult(
             scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
             duration: started.duration(to: .now), explanation: explanation)
+        result.cell = scenario.cell
         if let recorder {
             do {
                 try closeCassette(

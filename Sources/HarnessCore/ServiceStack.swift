@@ -6,6 +6,7 @@ import HTTPServiceSupport
 import HarnessTimeline
 import Logging
 import MediaServer
+import NetworkConditions
 import PushChannel
 import ServiceLifecycle
 import UnixSignals
@@ -19,6 +20,10 @@ public final class ServiceStack: Sendable {
     public let device: DeviceSimulator
     /// The push channel from FakeAPNs's gateway to the device.
     public let pushChannel: PushChannel
+    /// The run's links, with a fault proxy on each TCP link its network settings name.
+    public let network: NetworkLinks
+    /// Where each side reaches each service: through its link's fault proxy when the link is in play.
+    public let routes: ServiceRoutes
     public let stateDirectory: URL
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -50,15 +55,25 @@ public final class ServiceStack: Sendable {
         let parse: FakeParseServer
         let device: DeviceSimulator
         let pushChannel: PushChannel
+        let network: NetworkLinks
+        let providerURL: String
         do {
             apns = try await FakeAPNsServer.bind(configuration: services.apns, timeline: timeline, logger: logger)
             bound.append { await apns.close() }
             media = try await MediaServer.bind(configuration: services.media, timeline: timeline, logger: logger)
             bound.append { await media.close() }
+            pushChannel = PushChannel(
+                endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder, timeline: timeline,
+                seed: services.networkSeed)
+            network = NetworkLinks(
+                inPlay: services.network.touched.union(services.networkLinksInPlay), seed: services.networkSeed,
+                pushChannel: pushChannel, timeline: timeline)
+            bound.append { await network.shutdown() }
+            providerURL = try await network.front(.parseAPNs, to: apns.url)
             parse = try FakeParseServer(
-                configuration: services.parse(pushingThrough: apns), timeline: timeline, logger: logger)
+                configuration: services.parse(pushingThrough: apns, at: providerURL), timeline: timeline,
+                logger: logger)
             bound.append { await parse.close() }
-            pushChannel = PushChannel(endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder)
             device = DeviceSimulator(
                 configuration: services.device, timeline: timeline, pushRegistry: pushChannel, logger: logger)
             try await device.bind()
@@ -77,7 +92,9 @@ public final class ServiceStack: Sendable {
         let group = ServiceGroup(
             configuration: .init(
                 services: [
-                    part("apns", apns), part("media", media), part("parse", parse),
+                    // First, so it stops last: Parse's pushes in flight still reach FakeAPNs.
+                    part("network", ClosingService { await network.shutdown() }), part("apns", apns),
+                    part("media", media), part("parse", parse),
                     part("push channel", ClosingService { await pushChannel.close() }), part("device", device),
                 ],
                 gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
@@ -91,17 +108,32 @@ public final class ServiceStack: Sendable {
                 throw error
             }
         }
-        let stack = ServiceStack(
-            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel,
-            stateDirectory: stateDirectory, group: group, running: running, stopped: stopped)
+        let routes: ServiceRoutes
         do {
             try await apns.listening()
             try await media.listening()
             try await parse.listening()
+            routes = ServiceRoutes(
+                appParse: try await network.front(.appParse, to: parse.url),
+                backendParse: try await network.front(.backendParse, to: parse.url),
+                appMedia: try await network.front(.appMedia, to: media.url),
+                providerToAPNs: providerURL)
+            // The transfer daemon takes the URLs the app was given, and dials its own link's way.
+            let transfers = try await network.front(.transferMedia, to: media.url)
+            if transfers != routes.appMedia, let from = ServiceRoutes.authority(of: routes.appMedia),
+                let to = ServiceRoutes.authority(of: transfers)
+            {
+                await device.setTransferRoutes([from: to])
+            }
+            try await network.apply(services.network)
         } catch {
-            await stack.stop()
+            await group.triggerGracefulShutdown()
+            _ = await running.result
             throw error
         }
+        let stack = ServiceStack(
+            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel, network: network,
+            routes: routes, stateDirectory: stateDirectory, group: group, running: running, stopped: stopped)
         timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
         timeline.publish(
             .serviceStarted, source: "harness",
@@ -115,8 +147,8 @@ public final class ServiceStack: Sendable {
                 "harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
         }
         var environment = [
-            "HARNESS_MEDIA_URL": media.url,
-            "HARNESS_PARSE_URL": parse.url,
+            "HARNESS_MEDIA_URL": routes.appMedia,
+            "HARNESS_PARSE_URL": routes.appParse,
             "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
         ]
         environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
@@ -126,7 +158,8 @@ public final class ServiceStack: Sendable {
 
     private init(
         apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
-        pushChannel: PushChannel, stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>,
+        pushChannel: PushChannel, network: NetworkLinks, routes: ServiceRoutes, stateDirectory: URL,
+        group: ServiceGroup, running: Task<Void, any Error>,
         stopped: Readiness<Void>
     ) {
         self.apns = apns
@@ -134,6 +167,8 @@ public final class ServiceStack: Sendable {
         self.parse = parse
         self.device = device
         self.pushChannel = pushChannel
+        self.network = network
+        self.routes = routes
         self.stateDirectory = stateDirectory
         self.group = group
         self.running = running
@@ -177,6 +212,38 @@ public final class ServiceStack: Sendable {
     /// throws the error of a service that failed. A cancelled caller stops waiting.
     public func waitUntilStopped() async throws {
         try await stopped.wait()
+    }
+}
+
+/// The URLs each side of the run uses: the services' own, or their links' fault proxies'.
+public struct ServiceRoutes: Sendable {
+    /// `HARNESS_PARSE_URL`: the app's way to Parse (`app-parse`).
+    public var appParse: String
+    /// The backend's (and `push` steps') way to Parse (`backend-parse`).
+    public var backendParse: String
+    /// `HARNESS_MEDIA_URL`: the app's way to the media server (`app-media`); the transfer daemon dials
+    /// the `transfer-media` link's proxy in its place when that link is in play.
+    public var appMedia: String
+    /// Parse's provider URL for FakeAPNs (`parse-apns`).
+    public var providerToAPNs: String
+
+    /// `host:port` of a URL (`[::1]:80` for IPv6).
+    static func authority(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port
+        else { return nil }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// `url` with its `host:port` replaced by `authority`'s.
+    static func url(_ url: String, at authority: String) -> String {
+        guard var components = URLComponents(string: url), let colon = authority.lastIndex(of: ":"),
+            let port = Int(authority[authority.index(after: colon)...])
+        else { return url }
+        var host = String(authority[..<colon])
+        if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
+        components.host = host
+        components.port = port
+        return components.string ?? url
     }
 }
 

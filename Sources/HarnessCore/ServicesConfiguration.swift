@@ -3,6 +3,7 @@ import FakeAPNs
 import FakeParse
 import Foundation
 import MediaServer
+import NetworkConditions
 import Recording
 
 /// harness.yml's `services`: the libraries' own configurations, which the file's keys overlay. The
@@ -16,6 +17,14 @@ public struct ServicesConfiguration: Sendable {
     /// Records every link of the run into this cassette: each service's exchanges, the deliveries to
     /// the device and the apps' transcripts (``forRun(stateDirectory:socketPath:)`` hands it to each).
     public var recorder: CassetteRecorder?
+    /// The run's network: a profile on the device's links, and single links' conditions.
+    public var network = NetworkSettings()
+    /// The profiles harness.yml and the command line may name: the built-in ones and the file's own.
+    public var networkProfiles = NetworkProfiles()
+    /// Links that get a fault proxy though `network` leaves them clear: a step changes them later.
+    public var networkLinksInPlay: Set<NetworkLink> = []
+    /// Draws the links' toxicity, jitter, loss and the push channel's faults: the same seed, the same run.
+    public var networkSeed: UInt64 = 0x5EED
 
     /// The libraries' defaults, but for the tutorial's: NASA TV's Parse keys, and the media files under
     /// `Fixtures/media` beside harness.yml (in `baseDirectory`). docs/harness-yml.md lists every default.
@@ -68,11 +77,12 @@ public struct ServicesConfiguration: Sendable {
         return run
     }
 
-    /// Parse's configuration, pushing through `server` with its credentials.
-    func parse(pushingThrough server: FakeAPNsServer) -> FakeParseConfiguration {
+    /// Parse's configuration, pushing through `server` with its credentials, at `url` (its own, or
+    /// the `parse-apns` link's fault proxy).
+    func parse(pushingThrough server: FakeAPNsServer, at url: String) -> FakeParseConfiguration {
         var configuration = parse
         configuration.apns = APNsProviderConfiguration(
-            url: server.url, caFile: server.caFile.path, teamId: server.signingKey.teamId,
+            url: url, caFile: server.caFile.path, teamId: server.signingKey.teamId,
             keyId: server.signingKey.keyId, keyFile: server.keyFile.path)
         return configuration
     }

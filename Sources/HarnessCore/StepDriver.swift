@@ -59,6 +59,12 @@ struct StepDriver {
             try await sendPush(body)
         case .network(let network):
             try await deviceAction { try await services.device.setNetwork(network) }
+        case .conditions(let change):
+            do {
+                try await services.network.change(change)
+            } catch let error as NetworkLinkError {
+                throw StepFailure(message: error.description)
+            }
         }
     }
 

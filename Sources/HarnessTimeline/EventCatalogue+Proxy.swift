@@ -36,6 +36,7 @@ extension EventCatalogue {
 
     /// The attributes of every toxic type, as the toxic events carry them.
     static let toxicAttributes = [
-        "latency", "jitter", "rate", "delay", "timeout", "average_size", "size_variation", "bytes",
+        "latency", "jitter", "rate", "delay", "timeout", "average_size", "size_variation", "bytes", "per_million",
+        "retransmit",
     ]
 }

@@ -348,7 +348,7 @@ public enum EventCatalogue {
                 kind: .mediaRequestTimedOut, source: "media", attributes: ["client", "after"],
                 meaning: "A connection sent no complete request within `after` and was closed."),
 
-        ] + proxy
+        ] + proxy + network
 
     private static let byKind: [EventKind: EventSpec] = Dictionary(
         all.map { ($0.kind, $0) }, uniquingKeysWith: { first, _ in first })

@@ -40,6 +40,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     let usesUserNotifications: Bool
     /// Seconds of work to finish under a background task after leaving the foreground (nil: none).
     let backgroundWork: Double?
+    /// Each Parse request's timeout, in seconds.
+    let parseTimeout: Double
     let environment = ProcessInfo.processInfo.environment
     /// The tutorial keeps the silent push's handler on the app delegate until the photo is in.
     var silentRemoteNotificationCompletionHandler: (@MainActor (BackgroundFetchResult) -> Void)?
@@ -51,7 +53,11 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     var photoTitle: String?
     static let defaultPhotoTitle = "Astronomy Picture of the Day"
 
-    init(bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool, backgroundWork: Double?) {
+    init(
+        bugs: Set<Bug>, completesFetchAtOnce: Bool, usesUserNotifications: Bool, backgroundWork: Double?,
+        parseTimeout: Double = 60
+    ) {
+        self.parseTimeout = parseTimeout
         self.bugs = bugs
         self.completesFetchAtOnce = completesFetchAtOnce
         self.usesUserNotifications = usesUserNotifications
@@ -98,10 +104,10 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
         let installation = ParseInstallation(
             environment: environment, container: application.container, deviceToken: deviceToken.hexString,
-            appIdentifier: application.bundleIdentifier)
+            appIdentifier: application.bundleIdentifier, timeout: parseTimeout)
         Task {
             do {
-                try await installation.save()
+                try await installation.saveInBackground { message in await application.log(message) }
                 application.log("installation saved")
             } catch {
                 application.log("installation not saved: \(error)")

@@ -11,7 +11,8 @@ import Foundation
 /// `--bug <name>` (repeatable) builds in a mistake for the harness to catch (see ``AppDelegate/Bug``);
 /// `--fetch-completes-at-once` is the fixed flow for slow networks; `--user-notifications` posts with
 /// UserNotifications (presented as a banner when on screen) instead of `presentLocalNotificationNow`;
-/// `--background-work <seconds>` finishes that much work under a background task after Home.
+/// `--background-work <seconds>` finishes that much work under a background task after Home;
+/// `--parse-timeout <seconds>` is the Parse requests' timeout (URLSession's 60 s by default).
 @main
 struct NASATVApp {
     static let bundleIdentifier = "com.razeware.NASA-TV"
@@ -23,6 +24,7 @@ struct NASATVApp {
         var completesFetchAtOnce = false
         var usesUserNotifications = false
         var backgroundWork: Double?
+        var parseTimeout = 60.0
         while let argument = arguments.popFirst() {
             switch argument {
             case "--bug":
@@ -40,6 +42,11 @@ struct NASATVApp {
                     fail("--background-work needs a number of seconds")
                 }
                 backgroundWork = seconds
+            case "--parse-timeout":
+                guard let seconds = arguments.popFirst().flatMap(Double.init), seconds > 0, seconds <= 3600 else {
+                    fail("--parse-timeout needs a number of seconds, above 0 and at most 3600")
+                }
+                parseTimeout = seconds
             default:
                 fail("unknown argument '\(argument)'")
             }
@@ -48,7 +55,7 @@ struct NASATVApp {
             bundleIdentifier: bundleIdentifier,
             delegate: AppDelegate(
                 bugs: bugs, completesFetchAtOnce: completesFetchAtOnce, usesUserNotifications: usesUserNotifications,
-                backgroundWork: backgroundWork))
+                backgroundWork: backgroundWork, parseTimeout: parseTimeout))
     }
 
     static func fail(_ message: String) -> Never {

@@ -12,6 +12,26 @@ struct ParseInstallation {
     var container: ContainerPaths
     var deviceToken: String
     var appIdentifier: String
+    /// The request's timeout, in seconds (`timeoutInterval`).
+    var timeout: Double
+
+    /// `saveInBackground`, retried as the Parse iOS SDK's command runner retries a command that failed
+    /// for a temporary reason (no answer in time, no connection, a 5xx): five attempts in all, the
+    /// first wait between 1 and 2 s, doubling after each. Each retry is logged through `log`.
+    func saveInBackground(log: @Sendable (String) async -> Void) async throws {
+        var delay = 1 + Double.random(in: 0..<1)
+        for attempt in 1... {
+            do {
+                return try await save()
+            } catch let error as InstallationError where error.temporary && attempt < 5 {
+                await log(
+                    "installation save attempt \(attempt) failed (\(error)); retrying in \(String(format: "%.1f", delay)) s"
+                )
+                try await Task.sleep(for: .milliseconds(Int64(delay * 1000)))
+                delay *= 2
+            }
+        }
+    }
 
     func save() async throws {
         guard let base = environment["HARNESS_PARSE_URL"], let url = URL(string: base + "/classes/_Installation") else {
@@ -34,10 +54,20 @@ struct ParseInstallation {
             "timeZone": "UTC",
         ]
         request.httpBody = Data(JSONValue.object(body).jsonString().utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        request.timeoutInterval = timeout
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch let error as URLError {
+            // Timeouts and lost or refused connections are temporary, as the SDK marks them.
+            throw InstallationError(
+                "\(error.code == .timedOut ? "timed out" : "no connection"): \(error.code.rawValue)", temporary: true)
+        }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            throw InstallationError("Parse answered \(status): \(String(decoding: data, as: UTF8.self))")
+            throw InstallationError(
+                "Parse answered \(status): \(String(decoding: data, as: UTF8.self))", temporary: status >= 500)
         }
     }
 
@@ -54,5 +84,10 @@ struct ParseInstallation {
 
 struct InstallationError: Error, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    /// Worth trying again: the SDK retries these.
+    var temporary = false
+    init(_ description: String, temporary: Bool = false) {
+        self.description = description
+        self.temporary = temporary
+    }
 }

@@ -69,3 +69,28 @@ public struct NetworkSettings: Sendable, Equatable {
             push: link.carriesTCP ? PushFaults() : setting.push)
     }
 }
+
+extension NetworkSettings: CustomStringConvertible {
+    /// `profile EDGE, parse-apns down, apns-device delay 90s`.
+    public var description: String {
+        var parts: [String] = []
+        switch profile {
+        case .inherit: break
+        case .none: parts.append("profile none")
+        case .some(let profile): parts.append("profile \(profile.name)")
+        }
+        for link in links.keys.sorted() {
+            guard let setting = links[link] else { continue }
+            var said: [String] = []
+            if setting.down { said.append("down") }
+            switch setting.profile {
+            case .inherit: break
+            case .none: said.append("no profile")
+            case .some(let profile): said.append(profile.name)
+            }
+            said += setting.toxics.map(\.name) + setting.push.summary
+            parts.append("\(link.rawValue) \(said.isEmpty ? "clear" : said.joined(separator: " + "))")
+        }
+        return parts.isEmpty ? "unchanged" : parts.joined(separator: ", ")
+    }
+}

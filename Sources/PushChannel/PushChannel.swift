@@ -1,61 +1,130 @@
 import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import NetworkConditions
 import Recording
 
 /// APNs's persistent connection to one device, as a component of its own: the one path every push
 /// takes from the push service (a ``PushServiceEndpoint``) to the device (a ``PushRegistry`` client).
 /// Pushes arrive typed, once, and reach the device one at a time in the order the service delivered
-/// them, each device on a delivery task the channel owns; ``close()`` ends them. Faults on the channel
-/// and its recording land here.
+/// them (or as the `apns-device` link's faults let them), each device on tasks the channel owns;
+/// ``close()`` ends them. Faults on the channel and its recording land here.
 public final class PushChannel: PushRegistry, Sendable {
     private struct Registration {
         var token: String
         var arrivals: AsyncStream<IncomingPush>.Continuation
+        var intake: Task<Void, Never>
         var delivery: Task<Void, Never>
+    }
+
+    /// The `apns-device` link as it stands, the rule that decides each push's fate on it, and whether
+    /// the device's network is up (``setReachable(_:)``).
+    private struct LinkState {
+        var condition = LinkCondition.clear
+        var rule: PushLinkRule
+        var reachable = true
+
+        /// Whether APNs can reach the device: its network up, the link not down, not losing everything.
+        var online: Bool { reachable && !condition.down && !(condition.profile?.losesEverything ?? false) }
     }
 
     private let endpoint: any PushServiceEndpoint
     private let registrations = LockedState<[Registration]>([])
+    private let link: LockedState<LinkState>
     /// Records every delivery into a cassette (`apns→device`), when set.
     private let recorder: CassetteRecorder?
+    /// Hears what the link's faults did to each push.
+    private let timeline: Timeline?
 
-    public init(endpoint: any PushServiceEndpoint, recorder: CassetteRecorder? = nil) {
+    /// - Parameter seed: draws the link's drops, duplicates and delays; the same seed, the same draws.
+    public init(
+        endpoint: any PushServiceEndpoint, recorder: CassetteRecorder? = nil, timeline: Timeline? = nil,
+        seed: UInt64 = 0x5EED
+    ) {
         self.endpoint = endpoint
         self.recorder = recorder
+        self.timeline = timeline
+        link = LockedState(LinkState(rule: PushLinkRule(seed: seed)))
     }
 
     public func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws
         -> String
     {
-        // The service hands pushes over on its own threads; the device takes them one at a time, in
-        // that order, on the registration's delivery task.
+        // The service hands pushes over on its own threads; the link's faults decide each one's fate
+        // on the registration's intake task, and the device takes them one at a time, in the order
+        // they come through, on its delivery task.
         let (arrivals, arrival) = AsyncStream.makeStream(of: IncomingPush.self)
+        let (releases, release) = AsyncStream.makeStream(of: IncomingPush.self)
         let token = endpoint.register(topic: topic) { arrival.yield($0) }
+        if !link.withLock({ $0.online }) { endpoint.setOnline(token, false) }
+        let intake = Task { [link, timeline] in
+            await withDiscardingTaskGroup { held in
+                for await push in arrivals {
+                    let size = (try? JSONEncoder().encode(push.payload).count) ?? 0
+                    let fate = link.withLock { $0.rule.fate(ofPushOf: size, under: $0.condition) }
+                    Self.publish(fate, of: push, on: timeline)
+                    guard case .deliver(let delays) = fate else { continue }
+                    for delay in delays {
+                        guard delay > .zero else {
+                            release.yield(push)
+                            continue
+                        }
+                        held.addTask {
+                            guard (try? await Task.sleep(for: delay)) != nil else { return }
+                            release.yield(push)
+                        }
+                    }
+                }
+            }
+            release.finish()
+        }
         let recorder = recorder
         let connection = recorder?.connectionID()
         let delivery = Task {
-            for await push in arrivals {
+            for await push in releases {
                 let recording = recorder.map { Self.record(push, token: token, connection: connection, into: $0) }
                 await deliver(push)
                 recording?.head(status: 200, statusText: "OK", headers: [])
                 recording?.finish()
             }
         }
-        registrations.withLock { $0.append(Registration(token: token, arrivals: arrival, delivery: delivery)) }
+        registrations.withLock {
+            $0.append(Registration(token: token, arrivals: arrival, intake: intake, delivery: delivery))
+        }
         return token
     }
 
+    /// The device's network went down or came back: APNs stores what it accepts meanwhile.
     public func setReachable(_ reachable: Bool) async {
-        for token in registrations.withLock({ $0.map(\.token) }) { endpoint.setOnline(token, reachable) }
+        let online = link.withLock { state in
+            state.reachable = reachable
+            return state.online
+        }
+        setOnline(online)
+    }
+
+    /// The `apns-device` link's condition from now on. Down (or a profile that loses everything), the
+    /// device's connection to APNs is lost and APNs stores what it accepts; up again, it delivers what
+    /// it kept. Pushes already on their way keep the fate they were given.
+    public func setCondition(_ condition: LinkCondition) {
+        let (was, now) = link.withLock { state in
+            let was = state.online
+            state.condition = condition
+            return (was, state.online)
+        }
+        if was != now { setOnline(now) }
+    }
+
+    private func setOnline(_ online: Bool) {
+        for token in registrations.withLock({ $0.map(\.token) }) { endpoint.setOnline(token, online) }
     }
 
     public func unregisterDevice(token: String) async {
         endpoint.unregister(token)
     }
 
-    /// Ends every device's delivery: pushes not yet handed over are dropped, a push being handed over
-    /// finishes first.
+    /// Ends every device's delivery: pushes not yet handed over (held by the link's delay too) are
+    /// dropped, a push being handed over finishes first.
     public func close() async {
         let all = registrations.withLock { registrations in
             defer { registrations.removeAll() }
@@ -63,10 +132,38 @@ public final class PushChannel: PushRegistry, Sendable {
         }
         for registration in all {
             registration.arrivals.finish()
+            registration.intake.cancel()
             registration.delivery.cancel()
         }
-        for registration in all { await registration.delivery.value }
+        for registration in all {
+            await registration.intake.value
+            await registration.delivery.value
+        }
     }
+
+    /// What the link did to `push`, on the timeline; nothing when it passed untouched.
+    private static func publish(_ fate: PushLinkRule.Fate, of push: IncomingPush, on timeline: Timeline?) {
+        guard let timeline else { return }
+        let link = NetworkLink.apnsDevice.rawValue
+        switch fate {
+        case .dropped(let why):
+            timeline.publish(.networkPushDropped, source: "network", ["link": link, "apnsId": push.apnsId, "why": why])
+        case .deliver(let delays):
+            if let delay = delays.first, delay > .zero {
+                timeline.publish(
+                    .networkPushDelayed, source: "network",
+                    ["link": link, "apnsId": push.apnsId, "delay": "\(delay.inMilliseconds) ms"])
+            }
+            if delays.count > 1 {
+                timeline.publish(.networkPushDuplicated, source: "network", ["link": link, "apnsId": push.apnsId])
+            }
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded.
+    fileprivate var inMilliseconds: Int64 { Int64((self / .milliseconds(1)).rounded()) }
 }
 
 extension PushChannel {

@@ -20,7 +20,8 @@ import Testing
         "silent-push-photo-slow-network", "silent-push-photo-slow-network-fixed", "unregistered-device",
         "silent-push-photo-title", "regular-push-photo", "video-download-foreground", "video-download-background",
         "video-download-crash", "video-download-force-quit", "video-offline-playback", "silent-push-not-running",
-        "podcast-content-id",
+        "podcast-content-id", "slow-parse-installation-retry", "apns-unreachable-push-failed",
+        "push-expires-on-lost-apns-connection", "dropped-push-background-fetch", "network-change-mid-download",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)

@@ -206,11 +206,42 @@ struct ToxicPipeTests {
             } == true)
     }
 
-    @Test func fullLossPassesNothingNotEvenTheEnd() {
+    @Test func fullLossHoldsEverythingUntilTheToxicsChange() {
         var pipe = Self.pipe([Toxic(kind: .loss, attributes: ["per_million": 1_000_000])])
-        #expect(pipe.receive(100, at: Self.at(0)) == [.drop(100)])
+        // Held: neither written nor dropped (the proxy keeps the bytes), and the end with them.
+        #expect(pipe.receive(100, at: Self.at(0)) == [])
         #expect(pipe.end(at: Self.at(1)) == [])
         #expect(!pipe.finished)
+        // The loss goes: what was held goes through the new toxics from then on.
+        #expect(pipe.update(toxics: [Toxic(kind: .latency, attributes: ["latency": 50])], at: Self.at(10)) == [])
+        pipe.requeue(100, at: Self.at(10))
+        #expect(pipe.receive(100, at: Self.at(10)) == [.write(100, at: Self.at(60))])
+        #expect(pipe.end(at: Self.at(10)) == [.end(at: Self.at(60))])
+    }
+
+    @Test func requeuedBytesStartTheNewScheduleAndLimitDataTakesThemBack() {
+        // 10 KB/s: 2000 bytes are scheduled over 200 ms; at 50 ms the rate becomes 100 KB/s.
+        var pipe = Self.pipe([Toxic(name: "bw", kind: .bandwidth, attributes: ["rate": 10])])
+        #expect(pipe.receive(2000, at: Self.at(0)) == [.write(1000, at: Self.at(100)), .write(1000, at: Self.at(200))])
+        #expect(
+            pipe.update(toxics: [Toxic(name: "bw", kind: .bandwidth, attributes: ["rate": 100])], at: Self.at(50)) == []
+        )
+        pipe.requeue(2000, at: Self.at(50))
+        #expect(pipe.receive(2000, at: Self.at(50)) == [.write(2000, at: Self.at(70))])
+        // limit_data counted bytes that were never written: requeued, they count once.
+        var limited = Self.pipe([
+            Toxic(name: "cap", kind: .limitData, attributes: ["bytes": 150]),
+            Toxic(name: "slow", kind: .latency, attributes: ["latency": 1000]),
+        ])
+        #expect(limited.receive(100, at: Self.at(0)) == [.write(100, at: Self.at(1000))])
+        let kept = [Toxic(name: "cap", kind: .limitData, attributes: ["bytes": 150])]
+        #expect(limited.update(toxics: kept, at: Self.at(10)) == [])
+        limited.requeue(100, at: Self.at(10))
+        #expect(limited.receive(100, at: Self.at(10)) == [.write(100, at: Self.at(10))])
+        #expect(
+            limited.receive(100, at: Self.at(11)) == [
+                .write(50, at: Self.at(11)), .close(.fin, at: Self.at(11)), .drop(50),
+            ])
     }
 
     @Test func lossRetransmissionWaitDoublesAndDefaultsTo200Milliseconds() {
@@ -220,7 +251,7 @@ struct ToxicPipeTests {
             Issue.record("a lost segment is written late")
             return
         }
-        let waited = (when - Self.at(0)) / .milliseconds(1)
+        let waited = ((when - Self.at(0)) / .milliseconds(1)).rounded()
         // 200 · (2^k − 1) for k losses, capped at a minute a wait: at least 200 + 400 + … here.
         #expect(waited >= 200 + 400 + 800 + 1600)
         var sum = 0.0

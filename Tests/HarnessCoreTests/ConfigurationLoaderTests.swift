@@ -1,5 +1,6 @@
 import Foundation
 import HarnessCore
+import NetworkConditions
 import Testing
 
 @Suite struct ConfigurationLoaderTests {
@@ -269,5 +270,123 @@ import Testing
         let problem = try #require(error(scalar))
         #expect(problem.description.contains("harness.yml:23:50"), "\(problem)")
         #expect(problem.message.contains("write the keys the JSON object must hold"), "\(problem)")
+    }
+
+    @Test func networkSettingsAreReadLevelByLevel() throws {
+        let text = valid.replacingOccurrences(
+            of: "  device:\n    backgroundPushBudget: 3s\n",
+            with: """
+                  device:
+                    backgroundPushBudget: 3s
+                  network:
+                    profiles:
+                      my-edge: {down: {bandwidth: 200kbps, delay: 400ms, loss: 1%}, up: {bandwidth: 100kbps}, dnsDelay: 1s}
+                    profile: my-edge
+                    links:
+                      parse-apns: down
+                      backend-parse: 3G
+                      apns-device: {delay: {min: 1s, max: 2s}, drop: 10%, duplicate: 0.5%, reorder: 3s}
+                      app→media: {toxics: [{type: latency, attributes: {latency: 250}}]}
+                    seed: 7
+
+                """
+        ).replacingOccurrences(
+            of: "    description: d\n",
+            with: """
+                    description: d
+                    network: {profile: LTE, links: {parse-apns: clear}}
+
+                """
+        ).replacingOccurrences(
+            of: "      - launch: nasa-tv\n",
+            with: "      - launch: nasa-tv\n      - network: {profile: 100% Loss, links: {transfer-media: down}}\n")
+        let configuration = try ConfigurationLoader.parse(text, file: "harness.yml")
+        let services = configuration.services
+        let mine = try services.networkProfiles.named("my-edge")
+        #expect(mine.down == .init(bitsPerSecond: 200_000, delay: .milliseconds(400), lossPerMillion: 10_000))
+        #expect(mine.up == .init(bitsPerSecond: 100_000) && mine.dnsDelay == .seconds(1))
+        #expect(services.network.profile == .some(mine))
+        #expect(services.network.condition(of: .parseAPNs) == LinkCondition(down: true))
+        #expect(services.network.condition(of: .backendParse).profile?.name == "3G")
+        #expect(
+            services.network.condition(of: .apnsDevice)
+                == LinkCondition(
+                    profile: mine,
+                    push: PushFaults(
+                        delay: .uniform(.seconds(1), .seconds(2)), dropPerMillion: 100_000, duplicatePerMillion: 5000,
+                        reorderWindow: .seconds(3))))
+        #expect(services.network.condition(of: .appMedia).toxics.map(\.kind) == [.latency])
+        #expect(services.networkSeed == 7)
+        let scenario = try #require(configuration.scenario(named: "first"))
+        let run = scenario.overlay(on: services)
+        #expect(run.network.condition(of: .appParse).profile?.name == "LTE")
+        #expect(run.network.condition(of: .parseAPNs) == .clear)
+        // The step's link is in play from the start, so that the step can change it.
+        #expect(run.networkLinksInPlay == Set(NetworkLink.deviceLinks))
+        guard case .conditions(let change) = scenario.steps[1] else {
+            Issue.record("a network mapping is a change of conditions: \(scenario.steps[1])")
+            return
+        }
+        #expect(change.description == "profile 100% Loss, transfer-media down")
+        // A matrix cell puts its profile on the device's links, and keeps the scenario's links.
+        let cell = scenario.under(profile: try services.networkProfiles.named("EDGE"))
+        #expect(cell.name == "first[EDGE]")
+        #expect(cell.overlay(on: services).network.condition(of: .transferMedia).profile?.name == "EDGE")
+        #expect(cell.overlay(on: services).network.condition(of: .parseAPNs) == .clear)
+        #expect(scenario.under(profile: nil).overlay(on: services).network.condition(of: .appParse) == .clear)
+    }
+
+    @Test(arguments: [
+        ("    profile: 5G", "services.network.profile", "unknown network profile '5G'; profiles: 3G, DSL, EDGE"),
+        ("    links: {phone-parse: down}", "services.network.links.phone-parse", "unknown link 'phone-parse'"),
+        ("    links: {app-parse: {drop: 5%}}", "services.network.links.app-parse.drop", "only the push channel"),
+        (
+            "    links: {apns-device: {toxics: []}}", "services.network.links.apns-device.toxics",
+            "the push channel (apns-device) carries no TCP"
+        ),
+        (
+            "    links: {app-parse: {toxics: [{type: bandwidth, attributes: {rate: -1}}]}}",
+            "services.network.links.app-parse.toxics[0]",
+            "attributes.rate of a bandwidth toxic must be from 1 to 10000000, not -1"
+        ),
+        (
+            "    links: {app-parse: {toxics: [{type: latency}, {type: latency}]}}",
+            "services.network.links.app-parse.toxics[1]", "two toxics named latency_downstream"
+        ),
+        (
+            "    links: {app-parse: {toxics: [{name: profile_x, type: latency}]}}",
+            "services.network.links.app-parse.toxics[0]", "toxic names starting profile_"
+        ),
+        ("    links: {apns-device: {drop: 120%}}", "services.network.links.apns-device.drop", "from 0% to 100%"),
+        (
+            "    links: {apns-device: {delay: {min: 5s, max: 1s}}}", "services.network.links.apns-device.delay",
+            "min must not be more than max"
+        ),
+        ("    links: {apns-device: {delay: 2d}}", "services.network.links.apns-device.delay", "at most"),
+        (
+            "    profiles: {x: {down: {bandwidth: 10Tbps}}}", "services.network.profiles.x.down.bandwidth",
+            "not a bandwidth"
+        ),
+        ("    profiles: {3g: {down: {delay: 1s}}}", "services.network.profiles.3g", "is taken by '3G'"),
+        ("    seed: -1", "services.network.seed", "must be between 0 and"),
+    ])
+    func badNetworkSettingsSayWhatAndWhere(_ line: String, _ keyPath: String, _ message: String) throws {
+        let text = valid.replacingOccurrences(
+            of: "  device:\n    backgroundPushBudget: 3s\n",
+            with: "  device:\n    backgroundPushBudget: 3s\n  network:\n\(line)\n")
+        let problem = try #require(error(text))
+        #expect(problem.keyPath == keyPath, "\(problem)")
+        #expect(problem.message.contains(message), "\(problem)")
+        #expect(problem.line != nil)
+    }
+
+    @Test func aNetworkStepIsAnInterfaceOrAMapping() throws {
+        let word = valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- launch: nasa-tv\n      - network: EDGE")
+        let problem = try #require(error(word))
+        #expect(
+            problem.message.contains("network must be wifi, cellular or offline, or a mapping such as {profile: EDGE}"))
+        let unknown = valid.replacingOccurrences(
+            of: "- launch: nasa-tv", with: "- launch: nasa-tv\n      - network: {profile: Dialup}")
+        #expect(error(unknown)?.keyPath == "scenarios.first.steps[1].network.profile")
     }
 }

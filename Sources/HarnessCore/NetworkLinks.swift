@@ -1,0 +1,85 @@
+import FaultProxy
+import Foundation
+import HarnessTimeline
+import NetworkConditions
+import PushChannel
+
+/// The run's links as its network settings make them: a fault proxy, named after its link, in front of
+/// each TCP link the run puts a condition on (at the start or in a step), the push channel's condition,
+/// and each change on the timeline (`network.link.changed`). A link no setting names runs straight to
+/// its service, as if there were no harness in between.
+public final class NetworkLinks: Sendable {
+    /// The links some setting of the run names.
+    public let inPlay: Set<NetworkLink>
+    let proxy: FaultProxy
+    private let pushChannel: PushChannel
+    private let timeline: Timeline
+    private struct State {
+        var settings = NetworkSettings()
+        var conditions: [NetworkLink: LinkCondition] = [:]
+    }
+    /// Changed one call at a time: at the start, then by the steps, which run in order.
+    private let state = LockedState(State())
+
+    init(inPlay: Set<NetworkLink>, seed: UInt64, pushChannel: PushChannel, timeline: Timeline) {
+        self.inPlay = inPlay
+        self.pushChannel = pushChannel
+        self.timeline = timeline
+        proxy = FaultProxy(timeline: timeline, seed: seed)
+    }
+
+    /// The URL clients of `link` use to reach the service at `url`: through a fault proxy, listening on
+    /// a free port of the same host, when the link is in play; `url` itself otherwise.
+    func front(_ link: NetworkLink, to url: String) async throws -> String {
+        guard link.carriesTCP, inPlay.contains(link), let upstream = ServiceRoutes.authority(of: url) else {
+            return url
+        }
+        let host = upstream[..<(upstream.lastIndex(of: ":") ?? upstream.endIndex)]
+        do {
+            let proxy = try await proxy.create(name: link.rawValue, listen: "\(host):0", upstream: upstream)
+            return ServiceRoutes.url(url, at: proxy.listen)
+        } catch {
+            throw NetworkLinkError(link: link, why: error.message)
+        }
+    }
+
+    /// The links in play as `settings` make them: each whose condition differs from its current one
+    /// takes the new one, and the timeline says so.
+    public func apply(_ settings: NetworkSettings) async throws {
+        do {
+            let previous = state.withLock { $0.conditions }
+            for link in inPlay.sorted() {
+                let condition = settings.condition(of: link)
+                guard condition != previous[link] ?? .clear else { continue }
+                if link.carriesTCP {
+                    do {
+                        try await proxy.set(link.rawValue, toxics: condition.proxyToxics, enabled: !condition.down)
+                    } catch {
+                        throw NetworkLinkError(link: link, why: error.message)
+                    }
+                } else {
+                    pushChannel.setCondition(condition)
+                }
+                state.withLock { $0.conditions[link] = condition }
+                timeline.publish(
+                    .networkLinkChanged, source: "network", ["link": link.rawValue, "condition": condition.summary])
+            }
+            state.withLock { $0.settings = settings }
+        }
+    }
+
+    /// A step's change: its profile and links over the settings in force.
+    public func change(_ step: NetworkSettings) async throws {
+        try await apply(state.withLock { $0.settings }.overlaid(by: step))
+    }
+
+    /// Closes every proxy and its connections.
+    func shutdown() async { await proxy.shutdown() }
+}
+
+/// A link's fault proxy could not be set up or changed.
+public struct NetworkLinkError: Error, CustomStringConvertible {
+    public var link: NetworkLink
+    public var why: String
+    public var description: String { "the \(link.rawValue) link's fault proxy: \(why)" }
+}
