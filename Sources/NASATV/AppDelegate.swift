@@ -29,6 +29,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
         case ignoresNotificationTap = "ignores-notification-tap"
         /// Asks for no presentation of its notifications while on screen (`willPresent` with []).
         case noBanner = "no-banner"
+        /// Gives up on its installation save at the first failure instead of retrying as the SDK does.
+        case noParseRetry = "no-parse-retry"
     }
 
     let bugs: Set<Bug>
@@ -104,7 +106,8 @@ final class AppDelegate: ApplicationDelegate, UserNotificationCenterDelegate {
     func application(_ application: Application, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
         let installation = ParseInstallation(
             environment: environment, container: application.container, deviceToken: deviceToken.hexString,
-            appIdentifier: application.bundleIdentifier, timeout: parseTimeout)
+            appIdentifier: application.bundleIdentifier, timeout: parseTimeout,
+            attempts: bugs.contains(.noParseRetry) ? 1 : 5)
         Task {
             do {
                 try await installation.saveInBackground { message in await application.log(message) }

@@ -14,6 +14,8 @@ struct ParseInstallation {
     var appIdentifier: String
     /// The request's timeout, in seconds (`timeoutInterval`).
     var timeout: Double
+    /// How many times a save is tried (the SDK's `PFCommandRunningDefaultMaxAttemptsCount` is 5).
+    var attempts = 5
 
     /// `saveInBackground`, retried as the Parse iOS SDK's command runner retries a command that failed
     /// for a temporary reason (no answer in time, no connection, a 5xx): five attempts in all, the
@@ -23,7 +25,11 @@ struct ParseInstallation {
         for attempt in 1... {
             do {
                 return try await save()
-            } catch let error as InstallationError where error.temporary && attempt < 5 {
+            } catch let error as InstallationError where error.temporary {
+                guard attempt < attempts else {
+                    await log("installation save attempt \(attempt) failed (\(error)); giving up")
+                    throw error
+                }
                 await log(
                     "installation save attempt \(attempt) failed (\(error)); retrying in \(String(format: "%.1f", delay)) s"
                 )

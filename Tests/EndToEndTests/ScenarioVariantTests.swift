@@ -293,6 +293,41 @@ import Testing
     ]
 
     /// harness.yml's lines for `scenario`: from its name to the next scenario's.
+    /// The variants of the scenarios whose faults are on links other than the media server's.
+    static let networkVariants: [Variant] = [
+        Variant(
+            scenario: "slow-parse-installation-retry", wrong: "the app gives up on its installation save at once",
+            edits: [within("30s", "8s")],
+            fileEdits: [bug("no-parse-retry", app: ".build/debug/nasa-tv, --parse-timeout, \"3\"")],
+            message: "the chain broke at parse.installation.saved"),
+        Variant(
+            scenario: "apns-unreachable-push-failed", wrong: "Parse reaches APNs: the push is sent",
+            edits: [Edit(old: "parse-apns: down", new: "parse-apns: clear"), within("20s", "5s")],
+            message: "apns.request.accepted:"),
+        Variant(
+            scenario: "push-expires-on-lost-apns-connection",
+            wrong: "the push outlives the lost connection and is delivered",
+            edits: [
+                Edit(old: "expiration_interval: 5,", new: "expiration_interval: 600,"),
+                remove("      - waitFor: {event: apns.expired, timeout: 20s}"),
+            ],
+            message: "apns.delivered:"),
+        Variant(
+            scenario: "dropped-push-background-fetch", wrong: "the app never calls the fetch completion handler",
+            edits: [within("30s", "8s")], fileEdits: [bug("never-calls-completion-handler")],
+            message: "the chain broke at app.fetchCompleted {result: newData}"),
+        Variant(
+            scenario: "network-change-mid-download", wrong: "the server offers no ranges, so the download starts over",
+            edits: [
+                Edit(
+                    old: "device: {transferRequestTimeout: 3s}",
+                    new:
+                        "device: {transferRequestTimeout: 3s}\n    media: {faults: [{fault: noAcceptRanges, path: /videos/*}]}"
+                )
+            ],
+            message: "transfer.restarted:"),
+    ]
+
     static func block(of scenario: String, in text: String) throws -> Range<String.Index> {
         let start = try #require(text.range(of: "\n  \(scenario):\n"), "no scenario \(scenario) in harness.yml")
         var end = text.endIndex
@@ -314,7 +349,7 @@ import Testing
         text.replaceSubrange(matches[0], with: edit.new)
     }
 
-    @Test(arguments: variants)
+    @Test(arguments: variants + networkVariants)
     func theScenarioFailsWhenItsBehaviourIsWrong(_ variant: Variant) async throws {
         let original = try String(contentsOf: PackagePaths.root.appendingPathComponent("harness.yml"), encoding: .utf8)
         var text = original
@@ -358,9 +393,9 @@ import Testing
             let name = line.split(separator: " ").first.map(String.init) ?? ""
             return name.contains("-") ? name : nil
         }
-        #expect(names.count == 41, "\(list.standardOutput)")
+        #expect(names.count == 46, "\(list.standardOutput)")
         #expect(
-            Set(names) == Set(Self.variants.map(\.scenario)),
-            "\(Set(names).symmetricDifference(Self.variants.map(\.scenario)))")
+            Set(names) == Set((Self.variants + Self.networkVariants).map(\.scenario)),
+            "\(Set(names).symmetricDifference((Self.variants + Self.networkVariants).map(\.scenario)))")
     }
 }
