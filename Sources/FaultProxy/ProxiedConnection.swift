@@ -143,32 +143,45 @@ final class ProxiedConnection {
     }
 
     /// The toxics changed: each direction takes the new list, and what it read but has not written yet
-    /// goes through the new toxics from now (``ToxicPipe/requeue(_:at:)``): bytes a toxic was holding
-    /// back or spreading out get the new network, not the old one. A direction a toxic is about to
-    /// close keeps that fate.
+    /// goes through the new toxics from now (``ToxicPipe/requeue(passed:held:at:)``): bytes a toxic was
+    /// holding back or spreading out get the new network, not the old one. A direction whose toxics did
+    /// not change keeps its schedule, and one a toxic is about to close keeps that fate.
     func update(toxics: [Toxic]) {
         guard !closed else { return }
         let now = ContinuousClock.now
         for stream in ToxicStream.allCases {
             guard var direction = directions[stream] else { continue }
+            let mine = toxics.filter { $0.stream == stream }
+            guard mine != direction.pipe.toxics else { continue }
             let pending = Array(direction.actions)
             let closing = pending.contains { if case .close = $0 { true } else { false } }
-            var steps = direction.pipe.update(toxics: toxics.filter { $0.stream == stream }, at: now)
-            if !closing, !direction.ended {
-                direction.actions.removeAll()
-                var (writes, drops) = (0, 0)
-                for action in pending {
-                    if case .write(let count, _) = action { writes += count }
-                    if case .drop(let count) = action { drops += count }
+            guard !closing, !direction.ended else {
+                direction.actions.append(contentsOf: direction.pipe.update(toxics: mine, at: now))
+                directions[stream] = direction
+                perform(stream)
+                scheduleDeadline(stream)
+                continue
+            }
+            // What is still to go: the bytes of pending writes, and those held past every pending step
+            // (a toxic keeps them until the toxics change). Bytes pending drops were for go now.
+            direction.actions.removeAll()
+            var kept = CircularBuffer<ByteBuffer>()
+            var passed = 0
+            for action in pending {
+                if case .write(let count, _) = action {
+                    direction.take(count) { kept.append($0) }
+                    passed += count
                 }
-                // Held past every pending step: bytes a toxic keeps until the toxics change.
-                let stalled = direction.heldBytes - writes - drops
-                direction.pipe.requeue(writes + stalled, at: now)
-                for action in pending {
-                    if case .write(let count, _) = action { steps += direction.pipe.receive(count, at: now) }
-                    if case .drop(let count) = action { steps.append(.drop(count)) }
-                }
-                if stalled > 0 { steps += direction.pipe.receive(stalled, at: now) }
+                if case .drop(let count) = action { direction.take(count) { _ in } }
+            }
+            let held = direction.heldBytes
+            direction.take(held) { kept.append($0) }
+            direction.held = kept
+            direction.heldBytes = passed + held
+            direction.pipe.requeue(passed: passed, held: held, at: now)
+            var steps = direction.pipe.update(toxics: mine, at: now)
+            if !direction.pipe.finished {
+                if passed + held > 0 { steps += direction.pipe.receive(passed + held, at: now) }
                 if direction.inputEnded { steps += direction.pipe.end(at: now) }
             }
             direction.actions.append(contentsOf: steps)

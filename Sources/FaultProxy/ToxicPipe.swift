@@ -1,3 +1,4 @@
+import Foundation
 import HarnessTimeline
 
 /// One direction of one connection through the toxics on it, as a value: bytes and the end of the
@@ -33,6 +34,8 @@ public struct ToxicPipe: Sendable {
     private var random: SplitMix64
     /// Set once the pipe has ended or closed: later input is dropped.
     public private(set) var finished = false
+    /// Whether any bytes came in: a `dns_delay` added later holds nothing (the connection has started).
+    private var started = false
 
     /// - Parameters:
     ///   - toxics: the toxics on this direction, in the order they were added.
@@ -42,6 +45,9 @@ public struct ToxicPipe: Sendable {
         stages = []
         for toxic in toxics { stages.append(Stage(toxic, at: now, random: &random)) }
     }
+
+    /// The toxics on this direction, in order.
+    public var toxics: [Toxic] { stages.map(\.toxic) }
 
     /// Whether no toxic acts: the proxy then writes what it reads at once.
     public var isPassThrough: Bool { stages.allSatisfy { !$0.acts } }
@@ -58,6 +64,7 @@ public struct ToxicPipe: Sendable {
             } else {
                 var stage = Stage(toxic, at: now, random: &random)
                 if let old = stages.first(where: { $0.toxic.name == toxic.name }) { stage.sent = old.sent }
+                stage.held = started
                 kept.append(stage)
             }
         }
@@ -73,6 +80,7 @@ public struct ToxicPipe: Sendable {
     /// `count` bytes were read at `now`.
     public mutating func receive(_ count: Int, at now: Instant) -> [Step] {
         guard !finished else { return [.drop(count)] }
+        started = true
         return run([(.data(count), now)], dropping: count)
     }
 
@@ -82,18 +90,23 @@ public struct ToxicPipe: Sendable {
         return run([(.end, now)], dropping: 0)
     }
 
-    /// After ``update(toxics:at:)``: `undelivered` bytes the pipe had let through, or held, but the proxy
-    /// had not written yet go through the toxics again from `now`, so that a change of toxics reaches
-    /// every byte still in the network, as a real network's change reaches the packets in it. Each toxic
-    /// starts its schedule afresh; `limit_data` takes back what it counted of them. The proxy then feeds
-    /// them (and the end, if the source had ended) with ``receive(_:at:)`` and ``end(at:)``.
-    public mutating func requeue(_ undelivered: Int, at now: Instant) {
+    /// After ``update(toxics:at:)``: bytes the pipe had let through (`passed`) or held (`held`, by a
+    /// toxic losing everything) that the proxy has not written yet go through the toxics again from
+    /// `now`, so that a change of toxics reaches every byte still in the network, as a real network's
+    /// change reaches the packets in it. Each toxic starts its schedule afresh; `limit_data` takes back
+    /// what it counted of them (the held ones only if it stands before the toxic that held them). The
+    /// proxy then feeds them (and the end, if the source had ended) with ``receive(_:at:)`` and
+    /// ``end(at:)``. Call it with the stages as they were when the bytes went in, before the update.
+    public mutating func requeue(passed: Int, held: Int, at now: Instant) {
         finished = false
+        let holder =
+            stages.firstIndex { $0.acts && $0.toxic.kind == .loss && $0.toxic["per_million"] >= 1_000_000 }
+            ?? stages.endIndex
         for index in stages.indices {
             stages[index].ready = now
-            if stages[index].toxic.kind == .limitData {
-                stages[index].sent = max(stages[index].sent - Int64(undelivered), 0)
-            }
+            guard stages[index].toxic.kind == .limitData else { continue }
+            let counted = passed + (index < holder ? held : 0)
+            stages[index].sent = max(stages[index].sent - Int64(counted), 0)
         }
     }
 
@@ -309,24 +322,21 @@ extension Stage {
     private func lose(
         _ count: Int, from start: Instant, into output: inout [Event], random: inout SplitMix64
     ) -> Instant {
-        let chance = UInt64(toxic["per_million"])
+        let chance = toxic["per_million"]
         guard chance < 1_000_000 else { return start }
         let segment = 1448
-        let firstWait = toxic["retransmit"] > 0 ? toxic["retransmit"] : 200
+        let firstWait = Duration.milliseconds(toxic["retransmit"] > 0 ? toxic["retransmit"] : 200)
         var when = start
         var pending = 0
         var remaining = count
         while remaining > 0 {
             let size = min(remaining, segment)
             remaining -= size
-            var wait = firstWait
-            var lost = false
-            while chance > 0, random.below(1_000_000) < chance {
-                if !lost, pending > 0 { output.append((.data(pending), when)) }
-                if !lost { pending = 0 }
-                lost = true
-                when = when + .milliseconds(wait)
-                wait = min(wait * 2, 60_000)
+            let losses = random.losses(perMillion: chance)
+            if losses > 0 {
+                if pending > 0 { output.append((.data(pending), when)) }
+                pending = 0
+                when = when + Retransmission.wait(losses: losses, first: firstWait)
             }
             pending += size
         }
@@ -355,7 +365,35 @@ extension Stage {
     }
 }
 
+/// TCP's retransmissions, as the `loss` toxic and the push channel count them.
+public enum Retransmission {
+    /// The most times one segment is sent again: Linux's `tcp_retries2` (15).
+    public static let most = 15
+
+    /// How long a segment lost `losses` times is late: the first wait, doubled after each loss, each
+    /// wait at most a minute (the first one too).
+    public static func wait(losses: Int, first: Duration) -> Duration {
+        var total = Duration.zero
+        var wait = min(first, .seconds(60))
+        for _ in 0..<min(losses, most) {
+            total += wait
+            wait = min(wait * 2, .seconds(60))
+        }
+        return total
+    }
+}
+
 extension SplitMix64 {
+    /// How many times in a row a segment is lost at a chance of `perMillion` in a million: drawn from
+    /// the geometric distribution in one draw, at most ``Retransmission/most``.
+    public mutating func losses(perMillion: Int64) -> Int {
+        guard perMillion > 0 else { return 0 }
+        let chance = Double(min(perMillion, 999_999)) / 1_000_000
+        // 1 − unit() is in (0, 1]: its logarithm is finite.
+        let count = (log(1 - unit()) / log(chance)).rounded(.down)
+        return count >= Double(Retransmission.most) ? Retransmission.most : Int(count)
+    }
+
     /// Uniform in [0, 1).
     public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 

@@ -42,9 +42,11 @@ public struct BatchRunner: Sendable {
         } catch {
             output("a build failed: \(error)")
             return scenarios.map {
-                RunResult(
+                var result = RunResult(
                     scenario: $0.name, outcome: .setupError("a build failed: \(error)"), verdict: nil,
                     reportDirectory: reportDirectory.appendingPathComponent($0.name), duration: .zero)
+                result.cell = $0.cell
+                return result
             }
         }
         for name in configuration.apps.keys { configuration.apps[name]?.build = nil }

@@ -84,7 +84,12 @@ extension ConfigurationLoader {
             switch try reader.string() {
             case "down": return LinkSetting(down: true)
             case "clear", "up": return LinkSetting(profile: .none)
-            default: return LinkSetting(profile: try readProfileChoice(reader, profiles))
+            default:
+                do {
+                    return LinkSetting(profile: .some(try profiles.named(try reader.string())))
+                } catch let error as NetworkError {
+                    throw reader.error("\(error.message); or down, clear")
+                }
             }
         }
         var setting = LinkSetting()
@@ -146,11 +151,15 @@ extension ConfigurationLoader {
             }
             toxics.append(toxic)
         }
-        guard toxics.count <= FaultProxy.limits.toxics else {
-            throw reader.error("a link takes at most \(FaultProxy.limits.toxics) toxics")
+        // The proxy takes 100; a profile brings up to 7 of its own.
+        guard toxics.count <= maximumOwnToxics else {
+            throw reader.error("a link takes at most \(maximumOwnToxics) toxics of its own")
         }
         return toxics
     }
+
+    /// A link's own toxics, beside a profile's (at most 7) within the fault proxy's 100.
+    static let maximumOwnToxics = FaultProxy.limits.toxics - 10
 
     /// `read` on the reader's text, its ``NetworkError`` made an error at the reader's place.
     private static func networkValue<Value>(_ reader: YAMLReader, _ read: (String) throws(NetworkError) -> Value) throws

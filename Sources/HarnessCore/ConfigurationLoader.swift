@@ -114,11 +114,13 @@ public enum ConfigurationLoader {
             "network": { $1.network = try readNetwork($0, profiles) },
             "expectFailure": { value, scenario in
                 for (name, why) in try value.namedEntries() {
-                    let profile: String
-                    do throws(NetworkError) {
-                        profile = try profiles.named(name).name
-                    } catch {
-                        throw why.error(error.message)
+                    var profile = "none"
+                    if name.lowercased() != "none" {
+                        do throws(NetworkError) {
+                            profile = try profiles.named(name).name
+                        } catch {
+                            throw why.error("\(error.message), or none")
+                        }
                     }
                     scenario.expectedFailures.append((profile, try why.string()))
                 }

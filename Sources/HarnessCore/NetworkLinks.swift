@@ -30,18 +30,38 @@ public final class NetworkLinks: Sendable {
 
     /// The URL clients of `link` use to reach the service at `url`: through a fault proxy, listening on
     /// a free port of the same host, when the link is in play; `url` itself otherwise.
+    ///
+    /// The port is below the system's ephemeral range (``listeningPorts``), where outgoing
+    /// connections never take their ports: a link that goes down closes its listener, and coming back
+    /// it listens on the same port again, which an outgoing connection could have taken meanwhile.
     func front(_ link: NetworkLink, to url: String) async throws -> String {
         guard link.carriesTCP, inPlay.contains(link), let upstream = ServiceRoutes.authority(of: url) else {
             return url
         }
         let host = upstream[..<(upstream.lastIndex(of: ":") ?? upstream.endIndex)]
-        do {
-            let proxy = try await proxy.create(name: link.rawValue, listen: "\(host):0", upstream: upstream)
-            return ServiceRoutes.url(url, at: proxy.listen)
-        } catch {
-            throw NetworkLinkError(link: link, why: error.message)
+        var lastError = ToxiproxyError("no port tried", status: 500)
+        // A taken port is tried again elsewhere; after that many, any free port will do.
+        for attempt in 0...32 {
+            let port = attempt < 32 ? Int.random(in: Self.listeningPorts) : 0
+            do {
+                let proxy = try await proxy.create(name: link.rawValue, listen: "\(host):\(port)", upstream: upstream)
+                return ServiceRoutes.url(url, at: proxy.listen)
+            } catch {
+                guard error.status == 500 else { throw NetworkLinkError(link: link, why: error.message) }
+                lastError = error
+            }
         }
+        throw NetworkLinkError(link: link, why: lastError.message)
     }
+
+    /// Ports for the links' proxies: the 12,000 below the system's ephemeral range
+    /// (`/proc/sys/net/ipv4/ip_local_port_range`, 32768 by default), none under 1024.
+    static let listeningPorts: ClosedRange<Int> = {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let low = range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        let top = min(max(low - 1, 2048), 65535)
+        return max(top - 12_000, 1024)...top
+    }()
 
     /// The links in play as `settings` make them: each whose condition differs from its current one
     /// takes the new one, and the timeline says so.

@@ -57,6 +57,17 @@ public struct NetworkProfiles: Sendable {
         guard !profile.name.isEmpty, profile.name.count <= 100 else {
             throw NetworkError("a profile's name must have 1 to 100 characters")
         }
+        // It names matrix cells, and so report folders: no path separators, no dot first, printable.
+        guard !profile.name.hasPrefix("."), !profile.name.contains(where: { "/\\".contains($0) }),
+            profile.name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else {
+            throw NetworkError(
+                "a profile's name may not start with '.' or hold '/', '\\' or control characters: it names report folders"
+            )
+        }
+        guard Self.key(profile.name) != "none" else {
+            throw NetworkError("'none' stands for no profile; name yours otherwise")
+        }
         if let taken = all.first(where: { Self.key($0.name) == Self.key(profile.name) }) {
             throw NetworkError("the profile name '\(profile.name)' is taken by '\(taken.name)'")
         }
@@ -67,7 +78,7 @@ public struct NetworkProfiles: Sendable {
 /// How quantities of a profile are written: `780kbps`, `50Mbps`, `1.5 Mbps` or bits per second as a
 /// number; `10%` or `0.1%`.
 public enum NetworkQuantity {
-    /// Bits per second, from 1 kbit/s to 100 Gbit/s.
+    /// Bits per second, from 8 kbit/s (the fault proxy's 1 KB/s) to 100 Gbit/s.
     public static func bandwidth(_ text: String) throws(NetworkError) -> Int64 {
         let units: [(suffix: String, scale: Double)] = [
             ("gbps", 1e9), ("mbps", 1e6), ("kbps", 1e3), ("bps", 1),
@@ -85,8 +96,8 @@ public enum NetworkQuantity {
                 "'\(text.prefix(100))' is not a bandwidth; write 780kbps, 50Mbps, 1.5Gbps or bits per second")
         }
         let bits = value * scale
-        guard bits >= 1000, bits <= 1e11 else {
-            throw NetworkError("a bandwidth must be from 1kbps to 100Gbps, not '\(text.prefix(100))'")
+        guard bits >= 8000, bits <= 1e11 else {
+            throw NetworkError("a bandwidth must be from 8kbps to 100Gbps, not '\(text.prefix(100))'")
         }
         return Int64(bits)
     }

@@ -8,12 +8,15 @@ import HarnessTimeline
 /// A push is dropped with the link's drop chance. One that gets through waits the profile's downlink
 /// delay and the time its bytes take at the downlink's bandwidth, a retransmission wait for each time
 /// the profile's loss takes it (TCP keeps the connection, so loss delays rather than drops), the link's
-/// own delay, and a random part of the reorder window; with the duplicate chance a second copy follows
-/// it. A link that is down, or loses everything, is not asked: APNs keeps the push for the device.
+/// own delay; with the duplicate chance a second copy follows it. The channel keeps pushes in order
+/// (one TCP connection), so a push never arrives before one handed over earlier, except by a random
+/// part of the reorder window drawn for each push. A link that is down, or loses everything, is not
+/// asked: APNs keeps the push for the device.
 public struct PushLinkRule: Sendable {
     public enum Fate: Sendable, Equatable {
-        /// Handed to the device after each delay: one copy, or two when duplicated.
-        case deliver([Duration])
+        /// Handed to the device `after` this long (and no sooner than the push before it), `copies`
+        /// times (two when duplicated), each then a further `reorder` late, out of the link's order.
+        case deliver(after: Duration, copies: Int, reorder: Duration)
         /// Lost on the way; `why` says to what.
         case dropped(why: String)
     }
@@ -31,12 +34,8 @@ public struct PushLinkRule: Sendable {
         var delay = Duration.zero
         if let profile = condition.profile {
             delay += profile.pushDelay(bytes: bytes)
-            let loss = min(profile.down.lossPerMillion, 999_999)
-            var wait = Duration.milliseconds(200)
-            while loss > 0, Int64(random.below(1_000_000)) < loss {
-                delay += wait
-                wait = min(wait * 2, .seconds(60))
-            }
+            let losses = random.losses(perMillion: profile.down.lossPerMillion)
+            delay += Retransmission.wait(losses: losses, first: .milliseconds(200))
         }
         switch faults.delay {
         case .fixed(let fixed): delay += fixed
@@ -44,10 +43,8 @@ public struct PushLinkRule: Sendable {
         case .exponential(let mean): delay += min(mean * -log(1 - random.unit()), .seconds(86_400))
         case nil: break
         }
-        if faults.reorderWindow > .zero { delay += faults.reorderWindow * random.unit() }
-        if faults.duplicatePerMillion > 0, Int64(random.below(1_000_000)) < faults.duplicatePerMillion {
-            return .deliver([delay, delay])
-        }
-        return .deliver([delay])
+        let reorder = faults.reorderWindow > .zero ? faults.reorderWindow * random.unit() : .zero
+        let twice = faults.duplicatePerMillion > 0 && Int64(random.below(1_000_000)) < faults.duplicatePerMillion
+        return .deliver(after: delay, copies: twice ? 2 : 1, reorder: reorder)
     }
 }

@@ -51,27 +51,36 @@ public final class PushChannel: PushRegistry, Sendable {
         -> String
     {
         // The service hands pushes over on its own threads; the link's faults decide each one's fate
-        // on the registration's intake task, and the device takes them one at a time, in the order
-        // they come through, on its delivery task.
+        // on the registration's intake task, and the device takes them one at a time, each when it is
+        // due, on its delivery task. Due times keep the order pushes came in (one TCP connection); only
+        // a reorder draw, waited out on a task of its own, lets a push fall behind later ones.
         let (arrivals, arrival) = AsyncStream.makeStream(of: IncomingPush.self)
-        let (releases, release) = AsyncStream.makeStream(of: IncomingPush.self)
+        let (releases, release) = AsyncStream.makeStream(of: (IncomingPush, ContinuousClock.Instant).self)
         let token = endpoint.register(topic: topic) { arrival.yield($0) }
-        if !link.withLock({ $0.online }) { endpoint.setOnline(token, false) }
         let intake = Task { [link, timeline] in
-            await withDiscardingTaskGroup { held in
+            var lastDue = ContinuousClock.now
+            await withDiscardingTaskGroup { reordered in
                 for await push in arrivals {
                     let size = (try? JSONEncoder().encode(push.payload).count) ?? 0
                     let fate = link.withLock { $0.rule.fate(ofPushOf: size, under: $0.condition) }
-                    Self.publish(fate, of: push, on: timeline)
-                    guard case .deliver(let delays) = fate else { continue }
-                    for delay in delays {
-                        guard delay > .zero else {
-                            release.yield(push)
+                    guard case .deliver(let after, let copies, let reorder) = fate else {
+                        Self.publish(fate, of: push, late: .zero, on: timeline)
+                        continue
+                    }
+                    let now = ContinuousClock.now
+                    let due = max(lastDue, now + after)
+                    lastDue = due
+                    Self.publish(fate, of: push, late: now.duration(to: due) + reorder, on: timeline)
+                    for _ in 0..<copies {
+                        guard reorder > .zero else {
+                            release.yield((push, due))
                             continue
                         }
-                        held.addTask {
-                            guard (try? await Task.sleep(for: delay)) != nil else { return }
-                            release.yield(push)
+                        reordered.addTask {
+                            guard (try? await Task.sleep(until: due + reorder, clock: .continuous)) != nil else {
+                                return
+                            }
+                            release.yield((push, .now))
                         }
                     }
                 }
@@ -81,40 +90,46 @@ public final class PushChannel: PushRegistry, Sendable {
         let recorder = recorder
         let connection = recorder?.connectionID()
         let delivery = Task {
-            for await push in releases {
+            for await (push, due) in releases {
+                if due > .now, (try? await Task.sleep(until: due, clock: .continuous)) == nil { break }
                 let recording = recorder.map { Self.record(push, token: token, connection: connection, into: $0) }
                 await deliver(push)
                 recording?.head(status: 200, statusText: "OK", headers: [])
                 recording?.finish()
             }
         }
-        registrations.withLock {
-            $0.append(Registration(token: token, arrivals: arrival, intake: intake, delivery: delivery))
+        // Registered under the link's lock, so that a change of the link's condition either sees this
+        // token or comes after its state was set.
+        link.withLock { state in
+            registrations.withLock {
+                $0.append(Registration(token: token, arrivals: arrival, intake: intake, delivery: delivery))
+            }
+            if !state.online { endpoint.setOnline(token, false) }
         }
         return token
     }
 
     /// The device's network went down or came back: APNs stores what it accepts meanwhile.
     public func setReachable(_ reachable: Bool) async {
-        let online = link.withLock { state in
+        link.withLock { state in
             state.reachable = reachable
-            return state.online
+            setOnline(state.online)
         }
-        setOnline(online)
     }
 
     /// The `apns-device` link's condition from now on. Down (or a profile that loses everything), the
     /// device's connection to APNs is lost and APNs stores what it accepts; up again, it delivers what
     /// it kept. Pushes already on their way keep the fate they were given.
     public func setCondition(_ condition: LinkCondition) {
-        let (was, now) = link.withLock { state in
+        link.withLock { state in
             let was = state.online
             state.condition = condition
-            return (was, state.online)
+            if was != state.online { setOnline(state.online) }
         }
-        if was != now { setOnline(now) }
     }
 
+    /// Tells the service about every registered token. Called under the link's lock, so that changes
+    /// reach the service in the order they were made.
     private func setOnline(_ online: Bool) {
         for token in registrations.withLock({ $0.map(\.token) }) { endpoint.setOnline(token, online) }
     }
@@ -141,20 +156,23 @@ public final class PushChannel: PushRegistry, Sendable {
         }
     }
 
-    /// What the link did to `push`, on the timeline; nothing when it passed untouched.
-    private static func publish(_ fate: PushLinkRule.Fate, of push: IncomingPush, on timeline: Timeline?) {
+    /// What the link did to `push`, on the timeline (a delivered push `late` that long); nothing when it
+    /// passed untouched.
+    private static func publish(
+        _ fate: PushLinkRule.Fate, of push: IncomingPush, late: Duration, on timeline: Timeline?
+    ) {
         guard let timeline else { return }
         let link = NetworkLink.apnsDevice.rawValue
         switch fate {
         case .dropped(let why):
             timeline.publish(.networkPushDropped, source: "network", ["link": link, "apnsId": push.apnsId, "why": why])
-        case .deliver(let delays):
-            if let delay = delays.first, delay > .zero {
+        case .deliver(_, let copies, _):
+            if late > .zero {
                 timeline.publish(
                     .networkPushDelayed, source: "network",
-                    ["link": link, "apnsId": push.apnsId, "delay": "\(delay.inMilliseconds) ms"])
+                    ["link": link, "apnsId": push.apnsId, "delay": "\(late.inMilliseconds) ms"])
             }
-            if delays.count > 1 {
+            if copies > 1 {
                 timeline.publish(.networkPushDuplicated, source: "network", ["link": link, "apnsId": push.apnsId])
             }
         }

@@ -299,7 +299,7 @@ import Testing
             scenario: "slow-parse-installation-retry", wrong: "the app gives up on its installation save at once",
             edits: [within("30s", "8s")],
             fileEdits: [bug("no-parse-retry", app: ".build/debug/nasa-tv, --parse-timeout, \"3\"")],
-            message: "the chain broke at parse.installation.saved"),
+            message: "the chain broke at app.log {message: installation saved}"),
         Variant(
             scenario: "apns-unreachable-push-failed", wrong: "Parse reaches APNs: the push is sent",
             edits: [Edit(old: "parse-apns: down", new: "parse-apns: clear"), within("20s", "5s")],

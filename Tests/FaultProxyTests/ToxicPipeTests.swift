@@ -214,7 +214,7 @@ struct ToxicPipeTests {
         #expect(!pipe.finished)
         // The loss goes: what was held goes through the new toxics from then on.
         #expect(pipe.update(toxics: [Toxic(kind: .latency, attributes: ["latency": 50])], at: Self.at(10)) == [])
-        pipe.requeue(100, at: Self.at(10))
+        pipe.requeue(passed: 0, held: 100, at: Self.at(10))
         #expect(pipe.receive(100, at: Self.at(10)) == [.write(100, at: Self.at(60))])
         #expect(pipe.end(at: Self.at(10)) == [.end(at: Self.at(60))])
     }
@@ -226,7 +226,7 @@ struct ToxicPipeTests {
         #expect(
             pipe.update(toxics: [Toxic(name: "bw", kind: .bandwidth, attributes: ["rate": 100])], at: Self.at(50)) == []
         )
-        pipe.requeue(2000, at: Self.at(50))
+        pipe.requeue(passed: 2000, held: 0, at: Self.at(50))
         #expect(pipe.receive(2000, at: Self.at(50)) == [.write(2000, at: Self.at(70))])
         // limit_data counted bytes that were never written: requeued, they count once.
         var limited = Self.pipe([
@@ -236,7 +236,7 @@ struct ToxicPipeTests {
         #expect(limited.receive(100, at: Self.at(0)) == [.write(100, at: Self.at(1000))])
         let kept = [Toxic(name: "cap", kind: .limitData, attributes: ["bytes": 150])]
         #expect(limited.update(toxics: kept, at: Self.at(10)) == [])
-        limited.requeue(100, at: Self.at(10))
+        limited.requeue(passed: 100, held: 0, at: Self.at(10))
         #expect(limited.receive(100, at: Self.at(10)) == [.write(100, at: Self.at(10))])
         #expect(
             limited.receive(100, at: Self.at(11)) == [
@@ -252,8 +252,10 @@ struct ToxicPipeTests {
             return
         }
         let waited = ((when - Self.at(0)) / .milliseconds(1)).rounded()
-        // 200 · (2^k − 1) for k losses, capped at a minute a wait: at least 200 + 400 + … here.
+        // 200 · (2^k − 1) for k losses, capped at a minute a wait: at least 200 + 400 + … here, and
+        // at most 15 retransmissions (Linux's tcp_retries2): 102,200 ms doubling, then 6 of a minute.
         #expect(waited >= 200 + 400 + 800 + 1600)
+        #expect(waited <= 102_200 + 6 * 60_000)
         var sum = 0.0
         var wait = 200.0
         while sum < waited {

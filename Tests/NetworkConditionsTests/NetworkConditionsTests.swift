@@ -161,7 +161,7 @@ struct PushLinkRuleTests {
     }
 
     @Test func aClearLinkDeliversAtOnce() {
-        #expect(Self.fates(.clear).allSatisfy { $0 == .deliver([.zero]) })
+        #expect(Self.fates(.clear).allSatisfy { $0 == .deliver(after: .zero, copies: 1, reorder: .zero) })
     }
 
     @Test func dropTakesItsShareAndNoMore() {
@@ -176,23 +176,23 @@ struct PushLinkRuleTests {
     @Test func duplicateSendsTheSamePushTwice() {
         let fates = Self.fates(
             LinkCondition(push: PushFaults(delay: .fixed(.seconds(2)), duplicatePerMillion: 1_000_000)))
-        #expect(fates.allSatisfy { $0 == .deliver([.seconds(2), .seconds(2)]) })
+        #expect(fates.allSatisfy { $0 == .deliver(after: .seconds(2), copies: 2, reorder: .zero) })
     }
 
     @Test func delaysAreFixedOrDrawnWithinTheirRange() {
         #expect(
             Self.fates(LinkCondition(push: PushFaults(delay: .fixed(.seconds(90))))).allSatisfy {
-                $0 == .deliver([.seconds(90)])
+                $0 == .deliver(after: .seconds(90), copies: 1, reorder: .zero)
             })
         for fate in Self.fates(LinkCondition(push: PushFaults(delay: .uniform(.seconds(1), .seconds(5))))) {
-            guard case .deliver(let delays) = fate, let delay = delays.first else {
+            guard case .deliver(let delay, 1, .zero) = fate else {
                 Issue.record("\(fate)")
                 continue
             }
             #expect(delay >= .seconds(1) && delay <= .seconds(5))
         }
         let drawn = Self.fates(LinkCondition(push: PushFaults(delay: .exponential(mean: .seconds(2)))), count: 4000)
-            .compactMap { if case .deliver(let delays) = $0 { delays[0] } else { nil } }
+            .compactMap { if case .deliver(let delay, _, _) = $0 { delay } else { nil } }
         let mean = drawn.reduce(Duration.zero, +) / drawn.count
         // The mean of 4000 draws of mean 2 s: within 0.2 s (six standard errors is 0.19 s).
         #expect(mean > .milliseconds(1800) && mean < .milliseconds(2200), "\(mean)")
@@ -206,16 +206,30 @@ struct PushLinkRuleTests {
         let profiles = NetworkProfiles()
         let edge = try profiles.named("EDGE")
         // 200 bytes at 240 kbit/s: 6.667 ms, after 400 ms.
-        #expect(Self.fates(LinkCondition(profile: edge)).allSatisfy { $0 == .deliver([.microseconds(406_666)]) })
+        #expect(
+            Self.fates(LinkCondition(profile: edge)).allSatisfy {
+                $0 == .deliver(after: .microseconds(406_666), copies: 1, reorder: .zero)
+            })
+        // The reorder window is drawn apart from the delay, within it.
+        for fate in Self.fates(LinkCondition(push: PushFaults(delay: .fixed(.seconds(1)), reorderWindow: .seconds(3))))
+        {
+            guard case .deliver(.seconds(1), 1, let reorder) = fate else {
+                Issue.record("\(fate)")
+                continue
+            }
+            #expect(reorder >= .zero && reorder < .seconds(3))
+        }
         let bad = try profiles.named("Very Bad Network")
         let base = bad.pushDelay(bytes: 200)
         var late = 0
         for fate in Self.fates(LinkCondition(profile: bad), count: 2000) {
-            guard case .deliver(let delays) = fate, let extra = delays.first.map({ $0 - base }) else {
+            guard case .deliver(let delay, 1, .zero) = fate else {
                 Issue.record("loss on a TCP link delays, never drops: \(fate)")
                 continue
             }
+            let extra = delay - base
             // Each loss adds a retransmission wait of 200 ms, doubling: 0, 200, 600, 1400 ms…
+            // (at 10 %, more than five losses in a row are one chance in a million)
             let waited = extra / .milliseconds(1)
             #expect([0, 200, 600, 1400, 3000, 6200].contains(waited), "\(waited)")
             if waited > 0 { late += 1 }
