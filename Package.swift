@@ -227,6 +227,7 @@ let package = Package(
             name: "DeviceSimulatorTests",
             dependencies: [
                 "DeviceSimulator", "DeviceProtocol", "HarnessTimeline", "MediaServer", "PushChannel", "TestSupport",
+                "NetworkConditions",
             ]
         ),
         .testTarget(

@@ -10,9 +10,12 @@ import Recording
 /// them (or as the `apns-device` link's faults let them), each device on tasks the channel owns;
 /// ``close()`` ends them. Faults on the channel and its recording land here.
 public final class PushChannel: PushRegistry, Sendable {
+    /// A push as the service handed it over: its fate on the link then, and when.
+    private typealias Arrival = (push: IncomingPush, fate: PushLinkRule.Fate, at: ContinuousClock.Instant)
+
     private struct Registration {
         var token: String
-        var arrivals: AsyncStream<IncomingPush>.Continuation
+        var arrivals: AsyncStream<Arrival>.Continuation
         var intake: Task<Void, Never>
         var delivery: Task<Void, Never>
     }
@@ -54,20 +57,22 @@ public final class PushChannel: PushRegistry, Sendable {
         // on the registration's intake task, and the device takes them one at a time, each when it is
         // due, on its delivery task. Due times keep the order pushes came in (one TCP connection); only
         // a reorder draw, waited out on a task of its own, lets a push fall behind later ones.
-        let (arrivals, arrival) = AsyncStream.makeStream(of: IncomingPush.self)
+        let (arrivals, arrival) = AsyncStream.makeStream(of: Arrival.self)
         let (releases, release) = AsyncStream.makeStream(of: (IncomingPush, ContinuousClock.Instant).self)
-        let token = endpoint.register(topic: topic) { arrival.yield($0) }
-        let intake = Task { [link, timeline] in
+        // The fate is decided as the service hands the push over, under the link as it is then.
+        let token = endpoint.register(topic: topic) { [link] push in
+            let size = (try? JSONEncoder().encode(push.payload).count) ?? 0
+            let fate = link.withLock { $0.rule.fate(ofPushOf: size, under: $0.condition) }
+            arrival.yield((push, fate, .now))
+        }
+        let intake = Task { [timeline] in
             var lastDue = ContinuousClock.now
             await withDiscardingTaskGroup { reordered in
-                for await push in arrivals {
-                    let size = (try? JSONEncoder().encode(push.payload).count) ?? 0
-                    let fate = link.withLock { $0.rule.fate(ofPushOf: size, under: $0.condition) }
+                for await (push, fate, now) in arrivals {
                     guard case .deliver(let after, let copies, let reorder) = fate else {
                         Self.publish(fate, of: push, late: .zero, on: timeline)
                         continue
                     }
-                    let now = ContinuousClock.now
                     let due = max(lastDue, now + after)
                     lastDue = due
                     Self.publish(fate, of: push, late: now.duration(to: due) + reorder, on: timeline)
