@@ -48,6 +48,8 @@ final class ProxiedConnection {
         var inputEnded = false
         /// The destination was ended.
         var ended = false
+        /// The source reset: once what it sent before has gone out, the destination is reset too.
+        var resetWhenDone = false
         /// A read the source asked for while reading was paused.
         var readWaiting = false
         var unflushed = false
@@ -140,6 +142,22 @@ final class ProxiedConnection {
         directions[other]?.heldBytes = 0
         directions[other]?.ended = true
         if directions[stream]?.ended == true { close(.fin) }
+    }
+
+    /// The source of `stream` reset: what it sent before still goes out as its toxics say, then the
+    /// destination is reset (a reset travels behind the data); nothing more can reach the source.
+    func peerReset(_ stream: ToxicStream) {
+        guard !closed, directions[stream] != nil else { return }
+        directions[stream]?.inputEnded = true
+        directions[stream]?.resetWhenDone = true
+        let other: ToxicStream = stream == .upstream ? .downstream : .upstream
+        directions[other]?.timer?.cancel()
+        directions[other]?.timer = nil
+        directions[other]?.actions.removeAll()
+        directions[other]?.held.removeAll()
+        directions[other]?.heldBytes = 0
+        directions[other]?.ended = true
+        perform(stream)
     }
 
     /// The toxics changed: each direction takes the new list, and what it read but has not written yet
@@ -235,6 +253,11 @@ final class ProxiedConnection {
         }
         directions[stream] = direction
         flush()
+        if direction.resetWhenDone {
+            // Everything the resetting side sent that is going out has gone: the reset follows.
+            close(.reset, afterWrites: true)
+            return
+        }
         scheduleDeadline(stream)
         resumeReadingIfRoom(stream)
     }
@@ -323,7 +346,10 @@ final class ProxiedConnection {
     }
 
     /// Closes both channels; a reset sends RST (`SO_LINGER` 0) on each.
-    func close(_ how: ToxicPipe.Closing) {
+    ///
+    /// - Parameter afterWrites: a reset goes only once the writes already queued have reached the
+    ///   socket (a peer's reset passed on behind its data); otherwise at once, as a toxic's reset is.
+    func close(_ how: ToxicPipe.Closing, afterWrites: Bool = false) {
         guard !closed else { return }
         closed = true
         for stream in ToxicStream.allCases {
@@ -336,7 +362,11 @@ final class ProxiedConnection {
                 channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
                 continue
             }
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            let written =
+                afterWrites ? channel.writeAndFlush(ByteBuffer()) : channel.eventLoop.makeSucceededVoidFuture()
+            written.whenComplete { _ in
+                socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+            }
         }
     }
 }

@@ -242,6 +242,12 @@ final class RelayHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        connection?.close(.fin)
+        // A reset (or another error) on this side: what it sent before still goes through, then the
+        // reset follows it to the other side, as it follows the data through a network.
+        guard let connection else {
+            closedEarly = true
+            return
+        }
+        connection.peerReset(source)
     }
 }

@@ -26,7 +26,8 @@ import Testing
         text.replaceSubrange(within, with: "within: 8s")
         try replace(
             "    description: locking the device sends the app on screen",
-            "    expectFailure: {none: declared wrongly on purpose}\n    description: locking the device sends the app on screen")
+            "    expectFailure: {none: declared wrongly on purpose}\n    description: locking the device sends the app on screen"
+        )
         let file = PackagePaths.root.appendingPathComponent("harness.matrix-test.yml")
         try text.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -55,7 +56,8 @@ import Testing
             case "FAIL":
                 #expect(
                     testcase.contains(
-                        "<failure message=\"passed under none, where it is expected to fail (declared wrongly on purpose)"))
+                        "<failure message=\"passed under none, where it is expected to fail (declared wrongly on purpose)"
+                    ))
             default:
                 #expect(!testcase.contains("<failure") && !testcase.contains("<skipped"), "\(testcase)")
             }

@@ -59,4 +59,46 @@ import Testing
         #expect(await proxy.openConnections(of: "h") == 0)
         await proxy.shutdown()
     }
+
+    /// A server that answers 60,000 bytes and resets (linger 0), and a client that reads until the
+    /// end and says how it ended.
+    static let resettingUpstream = """
+        import socket, struct, threading
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+        print("listening", s.getsockname()[1], flush=True)
+        def serve(c):
+            c.recv(100); c.sendall(bytes(range(250)) * 240)
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)); c.close()
+        while True:
+            c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
+        """
+
+    static let readingClient = """
+        import socket, sys
+        c = socket.socket(); c.connect(("127.0.0.1", int(sys.argv[1]))); c.sendall(b"hello")
+        got, how = bytearray(), "FIN"
+        try:
+            while (d := c.recv(4096)): got += d
+        except ConnectionResetError:
+            how = "RST"
+        print(len(got), bytes(got) == (bytes(range(250)) * 240)[:len(got)], how, flush=True)
+        """
+
+    @Test func aPeersResetFollowsWhatItSentThroughTheToxics() async throws {
+        let server = try RunningChild(PackagePaths.python, ["-u", "-c", Self.resettingUpstream])
+        defer { server.send(SIGKILL) }
+        let line = try #require(await server.waitForLine(containing: "listening"), "\(server.output)")
+        let port = try #require(line.split(separator: " ").last.map { String($0) })
+        let proxy = FaultProxy(seed: 1)
+        _ = try await proxy.create(
+            from: Data("{\"name\":\"h\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(port)\"}".utf8))
+        // 100 KB/s: the 60,000 bytes take 0.6 s, and the server's reset comes long before they are through.
+        _ = try await proxy.addToxic(to: "h", from: Data("{\"type\":\"bandwidth\",\"attributes\":{\"rate\":100}}".utf8))
+        let listen = try await proxy.proxy("h").listen
+        let proxyPort = try #require(listen.split(separator: ":").last.map { String($0) })
+        let result = try await ChildProcess.run(PackagePaths.python, ["-c", Self.readingClient, proxyPort])
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "60000 True RST")
+        await proxy.shutdown()
+    }
 }
