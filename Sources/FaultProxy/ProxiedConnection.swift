@@ -1,3 +1,4 @@
+import HarnessTimeline
 import NIOCore
 import NIOPosix
 
@@ -28,6 +29,8 @@ final class ProxiedConnection {
         var how: ToxicPipe.Closing
         /// Bytes written in that direction before the end.
         var written: Int
+        /// An `http_status` toxic answered the request with this status in the server's place.
+        var answered: Int?
     }
 
     /// One way through the connection: bytes read from `source`, held, written to `destination`.
@@ -48,8 +51,11 @@ final class ProxiedConnection {
         var inputEnded = false
         /// The destination was ended.
         var ended = false
-        /// The source reset: once what it sent before has gone out, the destination is reset too.
-        var resetWhenDone = false
+        /// Once what is going out has gone, the connection closes this way: the source reset (the reset
+        /// follows its data), or an HTTP toxic cut the message (`cut`: reported as a toxic's cut).
+        var closeWhenDone: (how: ToxicPipe.Closing, cut: Bool)?
+        /// The HTTP toxic acting on this direction, if any (``HTTPFault``).
+        var http: HTTPFault?
         /// A read the source asked for while reading was paused.
         var readWaiting = false
         var unflushed = false
@@ -85,6 +91,14 @@ final class ProxiedConnection {
             .downstream: Direction(
                 pipe: ToxicPipe(toxics: toxics.filter { $0.stream == .downstream }, seed: seed &+ 1, at: now)),
         ]
+        // An HTTP toxic acts on the connection by its own toxicity draw, from a seed of its own.
+        var draws = SplitMix64(seed: seed &+ 2)
+        for stream in ToxicStream.allCases {
+            for toxic in toxics where toxic.stream == stream {
+                guard let fault = HTTPFault(toxic) else { continue }
+                if draws.unit() < toxic.toxicity, directions[stream]?.http == nil { directions[stream]?.http = fault }
+            }
+        }
         scheduleDeadline(.upstream)
         scheduleDeadline(.downstream)
     }
@@ -96,13 +110,33 @@ final class ProxiedConnection {
 
     /// Bytes read from the source of `stream`.
     func read(_ bytes: ByteBuffer, on stream: ToxicStream) {
-        guard !closed, var direction = directions[stream] else { return }
+        guard !closed, var direction = directions[stream], direction.closeWhenDone == nil else { return }
+        var bytes = bytes
+        if var http = direction.http {
+            let verdict = bytes.withUnsafeReadableBytes { http.inspect($0) }
+            direction.http = http
+            switch verdict {
+            case .pass:
+                break
+            case .hold:
+                directions[stream] = direction
+                return
+            case .answer(let response):
+                directions[stream] = direction
+                answer(response, on: stream)
+                return
+            case .cut(let keep, let how):
+                bytes = bytes.getSlice(at: bytes.readerIndex, length: keep) ?? bytes
+                direction.closeWhenDone = (how, true)
+            }
+        }
         if direction.pipe.isPassThrough, direction.actions.isEmpty, direction.heldBytes == 0, !direction.pipe.finished {
             // No toxic acts: straight through, flushed when the read completes.
             direction.written += bytes.readableBytes
             direction.unflushed = true
             directions[stream] = direction
             destination(stream).write(bytes, promise: nil)
+            if direction.closeWhenDone != nil { perform(stream) }
             return
         }
         direction.held.append(bytes)
@@ -144,12 +178,21 @@ final class ProxiedConnection {
         if directions[stream]?.ended == true { close(.fin) }
     }
 
+    /// An `http_status` toxic's answer to the request read on `stream`: written back to its source,
+    /// then the connection closes. The server never sees the request.
+    private func answer(_ response: [UInt8], on stream: ToxicStream) {
+        let status = Int(String(decoding: response.dropFirst(9).prefix(3), as: UTF8.self)) ?? 0
+        source(stream).write(ByteBuffer(bytes: response), promise: nil)
+        report(ConnectionReport(stream: stream, how: .fin, written: 0, answered: status))
+        close(.fin)
+    }
+
     /// The source of `stream` reset: what it sent before still goes out as its toxics say, then the
     /// destination is reset (a reset travels behind the data); nothing more can reach the source.
     func peerReset(_ stream: ToxicStream) {
         guard !closed, directions[stream] != nil else { return }
         directions[stream]?.inputEnded = true
-        directions[stream]?.resetWhenDone = true
+        if directions[stream]?.closeWhenDone == nil { directions[stream]?.closeWhenDone = (.reset, false) }
         let other: ToxicStream = stream == .upstream ? .downstream : .upstream
         directions[other]?.timer?.cancel()
         directions[other]?.timer = nil
@@ -170,6 +213,11 @@ final class ProxiedConnection {
         for stream in ToxicStream.allCases {
             guard var direction = directions[stream] else { continue }
             let mine = toxics.filter { $0.stream == stream }
+            // An HTTP toxic taken off stops acting; one added acts on connections opened later.
+            if let http = direction.http, !mine.contains(where: { HTTPFault($0)?.rule == http.rule }) {
+                directions[stream]?.http = nil
+                direction.http = nil
+            }
             guard mine != direction.pipe.toxics else { continue }
             let pending = Array(direction.actions)
             let closing = pending.contains { if case .close = $0 { true } else { false } }
@@ -253,9 +301,10 @@ final class ProxiedConnection {
         }
         directions[stream] = direction
         flush()
-        if direction.resetWhenDone {
-            // Everything the resetting side sent that is going out has gone: the reset follows.
-            close(.reset, afterWrites: true)
+        if let (how, cut) = direction.closeWhenDone {
+            // Everything going out has gone: the reset (or the HTTP toxic's cut) follows.
+            if cut { report(ConnectionReport(stream: stream, how: how, written: direction.written)) }
+            close(how, afterWrites: true)
             return
         }
         scheduleDeadline(stream)

@@ -14,6 +14,10 @@ struct ProxyEvents: Sendable {
     }
 
     func cut(_ proxy: String, _ report: ProxiedConnection.ConnectionReport) {
+        if let status = report.answered {
+            publish(.proxyHTTPAnswered, ["proxy": proxy, "status": "\(status)"])
+            return
+        }
         publish(
             .proxyConnectionCut,
             [

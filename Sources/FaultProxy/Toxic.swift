@@ -32,6 +32,12 @@ public enum ToxicKind: String, Sendable, CaseIterable {
     /// Beyond Toxiproxy: the stream's first bytes held `delay` ms, as a slow name lookup holds a new
     /// connection's first request (Network Link Conditioner's High Latency DNS).
     case dnsDelay = "dns_delay"
+    /// Beyond Toxiproxy, on HTTP/1.x: a connection's first request answered `status` (with
+    /// `Retry-After: retry_after` s when not 0) by the proxy, never reaching the server (``HTTPFault``).
+    case httpStatus = "http_status"
+    /// Beyond Toxiproxy, on HTTP/1.x: the first response cut after `body_bytes` bytes of its body, with
+    /// a FIN, or an RST when `reset` is 1 (``HTTPFault``).
+    case httpCut = "http_cut"
 
     /// The attributes the kind has, in the order Toxiproxy lists them.
     public var attributeNames: [String] {
@@ -45,6 +51,8 @@ public enum ToxicKind: String, Sendable, CaseIterable {
         case .noop: []
         case .loss: ["per_million", "retransmit"]
         case .dnsDelay: ["delay"]
+        case .httpStatus: ["status", "retry_after"]
+        case .httpCut: ["body_bytes", "reset"]
         }
     }
 
@@ -57,6 +65,10 @@ public enum ToxicKind: String, Sendable, CaseIterable {
         case (.slicer, "delay"): 0...1_000_000
         case (.slicer, _), (.limitData, _): 0...(1 << 30)
         case (.loss, "per_million"): 0...1_000_000
+        case (.httpStatus, "status"): 100...599
+        case (.httpStatus, "retry_after"): 0...86_400
+        case (.httpCut, "body_bytes"): 0...(1 << 30)
+        case (.httpCut, "reset"): 0...1
         default: 0...86_400_000
         }
     }

@@ -228,7 +228,8 @@ extension Stage {
         on event: ToxicPipeEvent, at: Instant, into output: inout [Event], random: inout SplitMix64
     ) {
         switch toxic.kind {
-        case .noop:
+        case .noop, .httpStatus, .httpCut:
+            // HTTP toxics act on the bytes themselves, before the pipe (``HTTPFault``).
             output.append((event, at))
         case .latency:
             var delay = toxic["latency"]

@@ -94,10 +94,19 @@ extension Toxic {
     /// the name `<type>_<stream>`; attributes the type lacks are ignored and missing ones are 0.
     static func decode(_ data: Data) throws(ToxiproxyError) -> Toxic {
         let object = try GoObject(data)
-        // Left out, the stream is downstream; given, it must be one of the two.
-        let stream = try object.string("stream") ?? "downstream"
+        // Left out, the stream is downstream (an http_status toxic's: upstream, the requests it
+        // answers); given, it must be one of the two.
+        let kind = ToxicKind(rawValue: try object.string("type") ?? "")
+        let stream = try object.string("stream") ?? (kind == .httpStatus ? "upstream" : "downstream")
         guard let direction = ToxicStream(rawValue: stream.lowercased()) else { throw .invalidStream }
-        guard let kind = ToxicKind(rawValue: try object.string("type") ?? "") else { throw .invalidToxicType }
+        guard let kind else { throw .invalidToxicType }
+        // The requests are what http_status answers, the responses what http_cut cuts.
+        if kind == .httpStatus, direction != .upstream {
+            throw .badBody("an http_status toxic acts on requests: its stream is upstream")
+        }
+        if kind == .httpCut, direction != .downstream {
+            throw .badBody("an http_cut toxic acts on responses: its stream is downstream")
+        }
         var toxic = Toxic(
             name: try object.string("name").flatMap { $0.isEmpty ? nil : $0 }, kind: kind, stream: direction)
         if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
@@ -140,6 +149,9 @@ extension Toxic {
         if kind == .bandwidth, self.attributes["rate"] == 0 {
             throw .badBody(
                 "attributes.rate of a bandwidth toxic must be from 1 to \(kind.range(of: "rate").upperBound), not 0")
+        }
+        if kind == .httpStatus, self.attributes["status"] == 0 {
+            throw .badBody("attributes.status of an http_status toxic must be from 100 to 599, not 0")
         }
     }
 

@@ -32,11 +32,16 @@ extension EventCatalogue {
             meaning:
                 "A toxic ended a connection (`how`: FIN for `limit_data` and `timeout`, RST for `reset_peer`) after `atByte` bytes went through in its `stream`."
         ),
+        EventSpec(
+            kind: .proxyHTTPAnswered, source: "proxy", attributes: ["proxy", "status"],
+            meaning:
+                "An `http_status` toxic answered a request with `status` in the server's place (which never saw it), and closed the connection."
+        ),
     ]
 
     /// The attributes of every toxic type, as the toxic events carry them.
     static let toxicAttributes = [
         "latency", "jitter", "rate", "delay", "timeout", "average_size", "size_variation", "bytes", "per_million",
-        "retransmit",
+        "retransmit", "status", "retry_after", "body_bytes", "reset",
     ]
 }

@@ -146,4 +146,6 @@ extension EventKind {
     public static let proxyUpstreamRefused: EventKind = "proxy.upstream.refused"
     /// A toxic ended a connection (`how`: FIN or RST) after `atByte` bytes in its `stream`.
     public static let proxyConnectionCut: EventKind = "proxy.connection.cut"
+    /// An `http_status` toxic answered a request in the server's place (`status`).
+    public static let proxyHTTPAnswered: EventKind = "proxy.http.answered"
 }

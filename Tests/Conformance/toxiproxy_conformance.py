@@ -166,6 +166,29 @@ hole.close()
 _, answer = fetch(proxy.listen, "/small.txt")
 check("a new connection goes through again", answer.endswith(b"hello from nginx\n"))
 
+# Beyond Toxiproxy, HTTP-aware toxics: http_status answers the request in nginx's place (its stream,
+# upstream, is the default for it); http_cut ends the response after that many bytes of its body.
+added = requests.post(API + "/proxies/web/toxics", json={"type": "http_status", "attributes": {"status": 503, "retry_after": 2}})
+check("http_status added upstream", added.status_code == 200 and added.json()["stream"] == "upstream", added.text)
+_, answer = fetch(proxy.listen, "/small.txt")
+head, _, body = answer.partition(b"\r\n\r\n")
+check("http_status answers in the server's place",
+      head.startswith(b"HTTP/1.1 503 Service Unavailable") and b"Retry-After: 2" in head and b"nginx" not in answer,
+      answer[:300])
+proxy.destroy_toxic("http_status_upstream")
+proxy.add_toxic(type="http_cut", attributes={"body_bytes": 5000})
+_, cut = fetch(proxy.listen, "/large.bin")
+head, _, body = cut.partition(b"\r\n\r\n")
+check("http_cut cuts inside the body at the byte",
+      head.startswith(b"HTTP/1.1 200") and len(body) == 5000 and whole.partition(b"\r\n\r\n")[2].startswith(body),
+      len(body))
+proxy.destroy_toxic("http_cut_downstream")
+wrong = requests.post(API + "/proxies/web/toxics", json={"type": "http_cut", "stream": "upstream"})
+check("http_cut on requests 400", error_body(wrong) == (400, '{"error":"bad request body: an http_cut toxic acts on responses: its stream is downstream","status":400}\n'),
+      error_body(wrong))
+_, answer = fetch(proxy.listen, "/small.txt")
+check("through again", answer.endswith(b"hello from nginx\n"))
+
 # down: the listener closes, connections are refused, and it comes back.
 with proxy.down():
     refused = socket.socket()

@@ -22,7 +22,7 @@ struct ComparedAttributesTests {
         "topic", "wake", "why",
         // The fault proxy's: names, addresses (their loopback ports normalised) and toxic settings.
         "average_size", "delay", "enabled", "jitter", "listen", "proxy", "rate", "size_variation", "timeout",
-        "toxic", "toxicity", "type", "upstream", "per_million", "retransmit",
+        "toxic", "toxicity", "type", "upstream", "per_million", "retransmit", "retry_after", "body_bytes", "reset",
         // The network's: link names and their conditions (a run's draws repeat with its seed).
         "link", "condition",
     ]
