@@ -34,6 +34,10 @@ public final class PushChannel: PushRegistry, Sendable {
     private let endpoint: any PushServiceEndpoint
     private let registrations = LockedState<[Registration]>([])
     private let link: LockedState<LinkState>
+    /// Held while the service hears of a change of reachability, so that changes reach it in the order
+    /// they were made. Not the link's lock: a service may hand over stored pushes while it hears that
+    /// the device is back, and handing over takes the link's lock.
+    private let reachabilityUpdates = LockedState(())
     /// Records every delivery into a cassette (`apns→device`), when set.
     private let recorder: CassetteRecorder?
     /// Hears what the link's faults did to each push.
@@ -103,22 +107,25 @@ public final class PushChannel: PushRegistry, Sendable {
                 recording?.finish()
             }
         }
-        // Registered under the link's lock, so that a change of the link's condition either sees this
-        // token or comes after its state was set.
-        link.withLock { state in
+        // Registered while no change of reachability is under way, so that a later change sees this
+        // token and an earlier one has already set the state it starts from.
+        reachabilityUpdates.withLock { _ in
             registrations.withLock {
                 $0.append(Registration(token: token, arrivals: arrival, intake: intake, delivery: delivery))
             }
-            if !state.online { endpoint.setOnline(token, false) }
+            if !link.withLock({ $0.online }) { endpoint.setOnline(token, false) }
         }
         return token
     }
 
     /// The device's network went down or came back: APNs stores what it accepts meanwhile.
     public func setReachable(_ reachable: Bool) async {
-        link.withLock { state in
-            state.reachable = reachable
-            setOnline(state.online)
+        reachabilityUpdates.withLock { _ in
+            let online = link.withLock { state in
+                state.reachable = reachable
+                return state.online
+            }
+            setOnline(online)
         }
     }
 
@@ -126,15 +133,18 @@ public final class PushChannel: PushRegistry, Sendable {
     /// device's connection to APNs is lost and APNs stores what it accepts; up again, it delivers what
     /// it kept. Pushes already on their way keep the fate they were given.
     public func setCondition(_ condition: LinkCondition) {
-        link.withLock { state in
-            let was = state.online
-            state.condition = condition
-            if was != state.online { setOnline(state.online) }
+        reachabilityUpdates.withLock { _ in
+            let (was, now) = link.withLock { state in
+                let was = state.online
+                state.condition = condition
+                return (was, state.online)
+            }
+            if was != now { setOnline(now) }
         }
     }
 
-    /// Tells the service about every registered token. Called under the link's lock, so that changes
-    /// reach the service in the order they were made.
+    /// Tells the service about every registered token. Called under ``reachabilityUpdates``, so that
+    /// changes reach the service in the order they were made.
     private func setOnline(_ online: Bool) {
         for token in registrations.withLock({ $0.map(\.token) }) { endpoint.setOnline(token, online) }
     }

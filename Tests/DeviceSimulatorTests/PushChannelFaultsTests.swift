@@ -6,7 +6,7 @@ import Testing
 
 /// The push channel under the `apns-device` link's conditions, with a service of its own: pushes kept
 /// in order, delayed never early, duplicated, dropped, and the link down as the device unreachable.
-@Suite struct PushChannelFaultsTests {
+@Suite(.timeLimit(.minutes(1))) struct PushChannelFaultsTests {
     /// A push service that hands pushes over when told and records what it is told of reachability.
     final class Service: PushServiceEndpoint, Sendable {
         let deliver = LockedState<(@Sendable (IncomingPush) -> Void)?>(nil)
@@ -107,6 +107,56 @@ import Testing
         let lost = try NetworkProfiles().named("100% Loss")
         channel.setCondition(LinkCondition(profile: lost))
         #expect(service.online.withLock { $0 }.last == false)
+        await channel.close()
+    }
+
+    /// A service that hands over what it stored as soon as it hears the device is back, on the
+    /// caller's thread, as FakeAPNs's gateway does.
+    final class StoringService: PushServiceEndpoint, Sendable {
+        let deliver = LockedState<(@Sendable (IncomingPush) -> Void)?>(nil)
+        let stored = LockedState<[IncomingPush]>([])
+        let online = LockedState(true)
+
+        func register(topic: String, deliver: @escaping @Sendable (IncomingPush) -> Void) -> String {
+            self.deliver.withLock { $0 = deliver }
+            return "token"
+        }
+        func setOnline(_ token: String, _ online: Bool) {
+            self.online.withLock { $0 = online }
+            guard online else { return }
+            for push in stored.withLock({ stored in
+                defer { stored.removeAll() }; return stored
+            }) {
+                deliver.withLock { $0 }?(push)
+            }
+        }
+        func unregister(_ token: String) {}
+        func send(_ id: String) {
+            let push = IncomingPush(
+                apnsId: id, topic: "t", pushType: "background", priority: 5, payload: ["aps": ["content-available": 1]])
+            if online.withLock({ $0 }) { deliver.withLock { $0 }?(push) } else { stored.withLock { $0.append(push) } }
+        }
+    }
+
+    @Test func storedPushesHandedOverAsTheDeviceComesBackArrive() async throws {
+        let service = StoringService()
+        let channel = PushChannel(endpoint: service, seed: 1)
+        let (arrivals, arrival) = AsyncStream.makeStream(of: String.self)
+        _ = try await channel.registerDevice(topic: "t") { arrival.yield($0.apnsId) }
+        // Under a profile (the push channel's condition decides each push's fate as it is handed over).
+        channel.setCondition(LinkCondition(profile: try NetworkProfiles().named("3G")))
+        await channel.setReachable(false)
+        service.send("kept")
+        await channel.setReachable(true)
+        channel.setCondition(LinkCondition(down: true))
+        service.send("kept too")
+        channel.setCondition(.clear)
+        var got: [String] = []
+        for await id in arrivals {
+            got.append(id)
+            if got.count == 2 { break }
+        }
+        #expect(got == ["kept", "kept too"])
         await channel.close()
     }
 }
