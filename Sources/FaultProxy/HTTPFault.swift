@@ -8,9 +8,11 @@
 ///   its body pass and the connection is closed (FIN, or RST with `reset` 1): a download cut inside
 ///   its body.
 ///
-/// Only the first message of a connection is looked at; an HTTP toxic acts on connections opened
-/// after it was added. TLS and HTTP/2 are not HTTP/1.x: on them these toxics find no header block
-/// within 64 KiB and let the bytes pass.
+/// Only the first message of a connection is looked at (after any interim 1xx response), and
+/// `http_cut` counts every byte after its head: more than the body's length reaches into the next
+/// response on a kept-alive connection. An HTTP toxic acts on connections opened after it was added.
+/// Bytes that do not start as HTTP/1.x does (TLS, HTTP/2's preface), or show no head within 64 KiB,
+/// pass untouched.
 public struct HTTPFault: Sendable, Equatable {
     public enum Verdict: Sendable, Equatable {
         /// Let these bytes through as any others.
@@ -34,6 +36,8 @@ public struct HTTPFault: Sendable, Equatable {
     private var headerBytes = 0
     private var inBody = false
     private var bodySeen: Int64 = 0
+    /// The head's first bytes, enough to tell a status line, an interim response or HTTP/2's preface.
+    private var start: [UInt8] = []
     /// Acted, or gave up: later bytes pass.
     private(set) var done = false
 
@@ -55,6 +59,15 @@ public struct HTTPFault: Sendable, Equatable {
         var index = 0
         for byte in bytes {
             index += 1
+            if !inBody, start.count < 16 {
+                // HTTP/1.x messages start with a method or "HTTP/" in capitals; TLS (0x16) and other
+                // bytes do not, and pass untouched.
+                if start.isEmpty, !(65...90).contains(byte) {
+                    done = true
+                    return .pass
+                }
+                start.append(byte)
+            }
             if inBody {
                 bodySeen += 1
                 if case .cut(let limit, let reset) = rule, bodySeen >= limit {
@@ -67,6 +80,18 @@ public struct HTTPFault: Sendable, Equatable {
             let wanted: [UInt8] = [13, 10, 13, 10]
             matched = byte == wanted[matched] ? matched + 1 : (byte == 13 ? 1 : 0)
             if matched == 4 {
+                // HTTP/2's prior-knowledge preface looks like a head, and is none.
+                if start.starts(with: Array("PRI * HTTP/2.0".utf8)) {
+                    done = true
+                    return .pass
+                }
+                // An interim response (100 Continue) comes before the one to cut: look again.
+                if start.starts(with: Array("HTTP/1.".utf8)), start.count > 9, start[9] == UInt8(ascii: "1") {
+                    matched = 0
+                    headerBytes = 0
+                    start = []
+                    continue
+                }
                 inBody = true
                 if case .status(let status, let retryAfter) = rule {
                     done = true

@@ -56,6 +56,8 @@ final class ProxiedConnection {
         var closeWhenDone: (how: ToxicPipe.Closing, cut: Bool)?
         /// The HTTP toxic acting on this direction, if any (``HTTPFault``).
         var http: HTTPFault?
+        /// Bytes the HTTP toxic holds while it waits for a request's head; they go on if it lets them.
+        var httpHeld: [ByteBuffer] = []
         /// A read the source asked for while reading was paused.
         var readWaiting = false
         var unflushed = false
@@ -117,8 +119,16 @@ final class ProxiedConnection {
             direction.http = http
             switch verdict {
             case .pass:
-                break
+                // What it held while it looked goes first.
+                if !direction.httpHeld.isEmpty {
+                    var all = ByteBuffer()
+                    for var held in direction.httpHeld { all.writeBuffer(&held) }
+                    all.writeImmutableBuffer(bytes)
+                    bytes = all
+                    direction.httpHeld = []
+                }
             case .hold:
+                direction.httpHeld.append(bytes)
                 directions[stream] = direction
                 return
             case .answer(let response):
@@ -156,7 +166,9 @@ final class ProxiedConnection {
 
     /// The source of `stream` will send nothing more.
     func inputEnded(on stream: ToxicStream) {
-        guard !closed, var direction = directions[stream], !direction.ended, !direction.inputEnded else { return }
+        guard !closed, var direction = directions[stream], !direction.ended, !direction.inputEnded,
+            direction.closeWhenDone == nil
+        else { return }
         direction.inputEnded = true
         direction.actions.append(contentsOf: direction.pipe.end(at: .now))
         directions[stream] = direction
@@ -171,6 +183,9 @@ final class ProxiedConnection {
         let other: ToxicStream = stream == .upstream ? .downstream : .upstream
         directions[other]?.timer?.cancel()
         directions[other]?.timer = nil
+        directions[other]?.deadlineTimer?.cancel()
+        directions[other]?.deadlineTimer = nil
+        directions[other]?.deadlineAt = nil
         directions[other]?.actions.removeAll()
         directions[other]?.held.removeAll()
         directions[other]?.heldBytes = 0
@@ -191,11 +206,13 @@ final class ProxiedConnection {
     /// destination is reset (a reset travels behind the data); nothing more can reach the source.
     func peerReset(_ stream: ToxicStream) {
         guard !closed, directions[stream] != nil else { return }
-        directions[stream]?.inputEnded = true
         if directions[stream]?.closeWhenDone == nil { directions[stream]?.closeWhenDone = (.reset, false) }
         let other: ToxicStream = stream == .upstream ? .downstream : .upstream
         directions[other]?.timer?.cancel()
         directions[other]?.timer = nil
+        directions[other]?.deadlineTimer?.cancel()
+        directions[other]?.deadlineTimer = nil
+        directions[other]?.deadlineAt = nil
         directions[other]?.actions.removeAll()
         directions[other]?.held.removeAll()
         directions[other]?.heldBytes = 0
@@ -217,6 +234,13 @@ final class ProxiedConnection {
             if let http = direction.http, !mine.contains(where: { HTTPFault($0)?.rule == http.rule }) {
                 directions[stream]?.http = nil
                 direction.http = nil
+                // What it held goes on, as if it had never been there.
+                let held = direction.httpHeld
+                direction.httpHeld = []
+                directions[stream] = direction
+                for bytes in held { read(bytes, on: stream) }
+                guard let updated = directions[stream] else { continue }
+                direction = updated
             }
             guard mine != direction.pipe.toxics else { continue }
             let pending = Array(direction.actions)
@@ -286,6 +310,10 @@ final class ProxiedConnection {
             case .drop(let count):
                 direction.take(count) { _ in }
             case .end:
+                guard direction.closeWhenDone == nil else {
+                    // A cut or a reset is waiting for this end: it ends the connection its own way.
+                    continue
+                }
                 direction.ended = true
                 directions[stream] = direction
                 flush()
@@ -301,7 +329,7 @@ final class ProxiedConnection {
         }
         directions[stream] = direction
         flush()
-        if let (how, cut) = direction.closeWhenDone {
+        if let (how, cut) = direction.closeWhenDone, direction.heldBytes == 0 {
             // Everything going out has gone: the reset (or the HTTP toxic's cut) follows.
             if cut { report(ConnectionReport(stream: stream, how: how, written: direction.written)) }
             close(how, afterWrites: true)

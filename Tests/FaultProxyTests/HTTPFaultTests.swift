@@ -42,12 +42,25 @@ struct HTTPFaultTests {
     }
 
     @Test func bytesThatAreNotHTTPPass() throws {
-        var fault = try Self.fault(#"{"type":"http_status","attributes":{"status":500}}"#)
-        // A TLS record or HTTP/2 preface has no blank line: after 64 KiB the toxic gives up.
-        let noise = [UInt8](repeating: 0x16, count: 40_000)
-        #expect(fault.inspect(noise) == .hold)
-        #expect(fault.inspect(noise) == .pass)
-        #expect(fault.inspect(Self.request) == .pass)
+        // A TLS record starts with 0x16, not a method: it passes at once.
+        var tls = try Self.fault(#"{"type":"http_status","attributes":{"status":500}}"#)
+        #expect(tls.inspect([0x16, 0x03, 0x01, 0x02, 0x00]) == .pass)
+        #expect(tls.inspect(Self.request) == .pass)
+        // HTTP/2's prior-knowledge preface looks like a head, and is none.
+        var h2c = try Self.fault(#"{"type":"http_status","attributes":{"status":500}}"#)
+        #expect(h2c.inspect(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)) == .pass)
+        // Capitals without a head: held while it looks, given up after 64 KiB.
+        var noise = try Self.fault(#"{"type":"http_status","attributes":{"status":500}}"#)
+        let capitals = [UInt8](repeating: UInt8(ascii: "A"), count: 40_000)
+        #expect(noise.inspect(capitals) == .hold)
+        #expect(noise.inspect(capitals) == .pass)
+    }
+
+    @Test func anInterimResponseIsNotTheOneCut() throws {
+        let interim = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+        var fault = try Self.fault(#"{"type":"http_cut","attributes":{"body_bytes":2}}"#)
+        let head = Self.response.count - 10
+        #expect(fault.inspect(interim + Self.response) == .cut(keep: interim.count + head + 2, how: .fin))
     }
 
     @Test(arguments: [
