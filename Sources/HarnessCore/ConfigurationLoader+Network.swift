@@ -62,16 +62,28 @@ extension ConfigurationLoader {
     }
 
     /// `links`: each link by name, with a profile's name, `down`, `clear`, or a mapping.
+    ///
+    /// `device` (the phone's links) and `all` set every link of theirs to a profile, `down` or `clear`;
+    /// `device` wins over `all`, and a single link's own entry over both.
     static func readLinks(_ reader: YAMLReader, _ profiles: NetworkProfiles) throws -> [NetworkLink: LinkSetting] {
         var links: [NetworkLink: LinkSetting] = [:]
-        for (name, value) in try reader.namedEntries() {
+        let entries = try reader.namedEntries()
+        for group in ["all", "device"] {
+            for (name, value) in entries where name.lowercased() == group {
+                if case .mapping = value.node { _ = try value.mapping(known: ["profile", "down"]) }
+                let setting = try readLink(.appParse, value, profiles)
+                for link in try NetworkLink.group(group) { links[link] = setting }
+            }
+        }
+        var given: Set<NetworkLink> = []
+        for (name, value) in entries where !["device", "all"].contains(name.lowercased()) {
             let link: NetworkLink
             do {
                 link = try NetworkLink.named(name)
             } catch {
                 throw value.error(error.message)
             }
-            guard links[link] == nil else { throw value.error("\(link.rawValue) is given twice") }
+            guard given.insert(link).inserted else { throw value.error("\(link.rawValue) is given twice") }
             links[link] = try readLink(link, value, profiles)
         }
         return links

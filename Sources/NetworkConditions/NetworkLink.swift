@@ -45,7 +45,7 @@ public enum NetworkLink: String, Sendable, CaseIterable, Comparable {
             do {
                 return [try named(text)]
             } catch {
-                throw NetworkError("\(error.message), or device, or all")
+                throw NetworkError("\(error.message); or device, or all")
             }
         }
     }

@@ -380,6 +380,23 @@ import Testing
         #expect(problem.line != nil)
     }
 
+    @Test func aGroupSetsEveryLinkOfItsAndASingleLinkWins() throws {
+        let text = valid.replacingOccurrences(
+            of: "  device:\n    backgroundPushBudget: 3s\n",
+            with:
+                "  device:\n    backgroundPushBudget: 3s\n  network:\n    links: {parse-apns: clear, all: EDGE, device: down}\n"
+        )
+        let network = try ConfigurationLoader.parse(text, file: "harness.yml").services.network
+        #expect(network.condition(of: .transferMedia) == LinkCondition(down: true))
+        #expect(network.condition(of: .apnsDevice) == LinkCondition(down: true))
+        #expect(network.condition(of: .backendParse).profile?.name == "EDGE")
+        #expect(network.condition(of: .parseAPNs) == .clear)
+        let toxic = valid.replacingOccurrences(
+            of: "  device:\n    backgroundPushBudget: 3s\n",
+            with: "  device:\n    backgroundPushBudget: 3s\n  network:\n    links: {all: {toxics: []}}\n")
+        #expect(error(toxic)?.message.contains("unknown key 'toxics'") == true)
+    }
+
     @Test func aNetworkStepIsAnInterfaceOrAMapping() throws {
         let word = valid.replacingOccurrences(of: "- launch: nasa-tv", with: "- launch: nasa-tv\n      - network: EDGE")
         let problem = try #require(error(word))

@@ -17,7 +17,7 @@ struct NetworkConditionsTests {
         #expect(try NetworkLink.group("ALL") == NetworkLink.allCases)
         #expect(
             throws: NetworkError(
-                "unknown link 'phone'; links: app-parse, backend-parse, parse-apns, apns-device, transfer-media, app-media, or device, or all"
+                "unknown link 'phone'; links: app-parse, backend-parse, parse-apns, apns-device, transfer-media, app-media; or device, or all"
             )
         ) { try NetworkLink.group("phone") }
         #expect(!NetworkLink.apnsDevice.carriesTCP && NetworkLink.appMedia.carriesTCP)
