@@ -102,7 +102,7 @@ enum HTMLReport {
                 + profiles.map { profile in
                     guard let result = cells[scenario + "\u{0}" + profile] else { return "<td></td>" }
                     let label = result.outcome.label
-                    let mark = label == "PASS" || label == "XFAIL" ? "seen" : "missing"
+                    let mark = label == "PASS" ? "pass" : label == "XFAIL" ? "xfail" : "fail"
                     let text =
                         result.outcome == .skipped
                         ? label : "<a href=\"\(link(result.scenario))/report.html\">\(escape(label))</a>"
@@ -274,6 +274,8 @@ enum HTMLReport {
         pre.explanation { background: #fff4f4; border: 1px solid #f0c0c0; padding: 12px; white-space: pre-wrap; }
         table { border-collapse: collapse; } td, th { padding: 2px 8px; text-align: left; vertical-align: top; }
         table.chain tr.seen td:nth-child(2) { color: #2e8540; } table.chain tr.missing td { color: #c62828; font-weight: 600; }
+        table.matrix td.pass a { color: #2e8540; } table.matrix td.xfail a { color: #8a6d00; }
+        table.matrix td.fail a { color: #c62828; font-weight: 700; }
         table.events { font: 12px/1.3 ui-monospace, Menlo, monospace; } table.events tr:nth-child(even) { background: #f6f6f8; }
         table.events tr.link { font-weight: 700; } table.events tr.violation { background: #ffe0e0; }
         table.replay { font: 12px/1.3 ui-monospace, Menlo, monospace; width: 100%; } table.replay td { width: 50%; vertical-align: top; }
