@@ -19,9 +19,9 @@ final class ProxiedConnection {
 
     let client: any Channel
     let upstream: any Channel
-    private var directions: [ToxicStream: Direction]
-    private let report: @Sendable (ConnectionReport) -> Void
-    private var closed = false
+    var directions: [ToxicStream: Direction]
+    let report: @Sendable (ConnectionReport) -> Void
+    var closed = false
 
     /// What a proxy learns when a toxic ends a connection.
     struct ConnectionReport: Sendable {
@@ -34,7 +34,7 @@ final class ProxiedConnection {
     }
 
     /// One way through the connection: bytes read from `source`, held, written to `destination`.
-    private struct Direction {
+    struct Direction {
         var pipe: ToxicPipe
         /// Bytes read and not yet written or dropped, oldest first.
         var held = CircularBuffer<ByteBuffer>()
@@ -105,8 +105,8 @@ final class ProxiedConnection {
         scheduleDeadline(.downstream)
     }
 
-    private func destination(_ stream: ToxicStream) -> any Channel { stream == .upstream ? upstream : client }
-    private func source(_ stream: ToxicStream) -> any Channel { stream == .upstream ? client : upstream }
+    func destination(_ stream: ToxicStream) -> any Channel { stream == .upstream ? upstream : client }
+    func source(_ stream: ToxicStream) -> any Channel { stream == .upstream ? client : upstream }
 
     // MARK: Input
 
@@ -180,17 +180,26 @@ final class ProxiedConnection {
     func peerClosed(_ stream: ToxicStream) {
         guard !closed else { return }
         inputEnded(on: stream)
-        let other: ToxicStream = stream == .upstream ? .downstream : .upstream
-        directions[other]?.timer?.cancel()
-        directions[other]?.timer = nil
-        directions[other]?.deadlineTimer?.cancel()
-        directions[other]?.deadlineTimer = nil
-        directions[other]?.deadlineAt = nil
-        directions[other]?.actions.removeAll()
-        directions[other]?.held.removeAll()
-        directions[other]?.heldBytes = 0
-        directions[other]?.ended = true
+        abandon(stream.reversed)
         if directions[stream]?.ended == true { close(.fin) }
+    }
+
+    /// `stream` can no longer reach its destination (that peer went away): its timers stop and what it
+    /// holds is dropped.
+    private func abandon(_ stream: ToxicStream) {
+        guard var direction = directions[stream] else { return }
+        direction.timer?.cancel()
+        direction.timer = nil
+        direction.timerAt = nil
+        direction.deadlineTimer?.cancel()
+        direction.deadlineTimer = nil
+        direction.deadlineAt = nil
+        direction.actions.removeAll()
+        direction.held.removeAll()
+        direction.heldBytes = 0
+        direction.httpHeld = []
+        direction.ended = true
+        directions[stream] = direction
     }
 
     /// An `http_status` toxic's answer to the request read on `stream`: written back to its source,
@@ -207,16 +216,7 @@ final class ProxiedConnection {
     func peerReset(_ stream: ToxicStream) {
         guard !closed, directions[stream] != nil else { return }
         if directions[stream]?.closeWhenDone == nil { directions[stream]?.closeWhenDone = (.reset, false) }
-        let other: ToxicStream = stream == .upstream ? .downstream : .upstream
-        directions[other]?.timer?.cancel()
-        directions[other]?.timer = nil
-        directions[other]?.deadlineTimer?.cancel()
-        directions[other]?.deadlineTimer = nil
-        directions[other]?.deadlineAt = nil
-        directions[other]?.actions.removeAll()
-        directions[other]?.held.removeAll()
-        directions[other]?.heldBytes = 0
-        directions[other]?.ended = true
+        abandon(stream.reversed)
         perform(stream)
     }
 
@@ -285,7 +285,7 @@ final class ProxiedConnection {
 
     /// Carries out the actions that are due, in order, and sets a timer for the next one. What was
     /// written is flushed before the direction ends or the connection closes, which would drop it.
-    private func perform(_ stream: ToxicStream) {
+    func perform(_ stream: ToxicStream) {
         guard !closed, var direction = directions[stream] else { return }
         let now = ContinuousClock.now
         let destination = destination(stream)
@@ -363,7 +363,7 @@ final class ProxiedConnection {
 
     /// A toxic that acts without input (`timeout`) gets a timer for its deadline, set again whenever
     /// the deadline moves.
-    private func scheduleDeadline(_ stream: ToxicStream) {
+    func scheduleDeadline(_ stream: ToxicStream) {
         guard !closed, let direction = directions[stream] else { return }
         let deadline = direction.pipe.deadline
         guard deadline != direction.deadlineAt else { return }
@@ -383,69 +383,6 @@ final class ProxiedConnection {
         }
     }
 
-    // MARK: Flow control
-
-    /// Whether the source of `stream` may be read from now.
-    func mayRead(_ stream: ToxicStream) -> Bool {
-        guard let direction = directions[stream] else { return false }
-        if direction.heldBytes >= Self.heldLimit || direction.actions.count >= Self.actionLimit
-            || !destination(stream).isWritable
-        {
-            directions[stream]?.readWaiting = true
-            return false
-        }
-        return true
-    }
-
-    /// The destination of `stream` can take more: reading resumes if it waited.
-    func destinationWritable(_ stream: ToxicStream) { resumeReadingIfRoom(stream) }
-
-    private func resumeReadingIfRoom(_ stream: ToxicStream) {
-        guard let direction = directions[stream], direction.readWaiting, direction.heldBytes < Self.heldLimit,
-            direction.actions.count < Self.actionLimit, destination(stream).isWritable
-        else { return }
-        directions[stream]?.readWaiting = false
-        source(stream).read()
-    }
-
-    // MARK: Ends
-
-    /// A direction ended: its destination is half-closed; when both have, the connection closes.
-    private func endDirection(_ stream: ToxicStream) {
-        if directions.values.allSatisfy(\.ended) {
-            close(.fin)
-            return
-        }
-        // Half-closed once what was written has gone to the socket: closing the output of a channel
-        // whose input has ended closes it whole, which would drop writes still queued.
-        let destination = destination(stream)
-        destination.writeAndFlush(ByteBuffer()).whenComplete { _ in destination.close(mode: .output, promise: nil) }
-    }
-
-    /// Closes both channels; a reset sends RST (`SO_LINGER` 0) on each.
-    ///
-    /// - Parameter afterWrites: a reset goes only once the writes already queued have reached the
-    ///   socket (a peer's reset passed on behind its data); otherwise at once, as a toxic's reset is.
-    func close(_ how: ToxicPipe.Closing, afterWrites: Bool = false) {
-        guard !closed else { return }
-        closed = true
-        for stream in ToxicStream.allCases {
-            directions[stream]?.timer?.cancel()
-            directions[stream]?.deadlineTimer?.cancel()
-        }
-        for channel in [client, upstream] {
-            guard how == .reset, let socket = channel as? any SocketOptionProvider else {
-                // A FIN after the writes already queued: an empty write completes once they have gone.
-                channel.writeAndFlush(ByteBuffer()).whenComplete { _ in channel.close(promise: nil) }
-                continue
-            }
-            let written =
-                afterWrites ? channel.writeAndFlush(ByteBuffer()) : channel.eventLoop.makeSucceededVoidFuture()
-            written.whenComplete { _ in
-                socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-            }
-        }
-    }
 }
 
 extension ToxicPipe.Step {

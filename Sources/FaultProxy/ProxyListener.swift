@@ -196,7 +196,7 @@ final class RelayHandler: ChannelDuplexHandler {
     }
 
     /// The direction this channel is the destination of.
-    private var destinationOf: ToxicStream { source == .upstream ? .downstream : .upstream }
+    private var destinationOf: ToxicStream { source.reversed }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let connection else {

@@ -4,6 +4,9 @@ import Foundation
 /// client sends to the server, `downstream` what the server sends back.
 public enum ToxicStream: String, Sendable, Codable, CaseIterable {
     case upstream, downstream
+
+    /// The other way.
+    public var reversed: ToxicStream { self == .upstream ? .downstream : .upstream }
 }
 
 /// The kinds of toxic, with Toxiproxy's names and attributes (every attribute a whole number).

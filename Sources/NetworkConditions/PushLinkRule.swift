@@ -25,15 +25,16 @@ public struct PushLinkRule: Sendable {
 
     public init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
-    /// The fate of a push of `bytes` bytes under `condition`.
-    public mutating func fate(ofPushOf bytes: Int, under condition: LinkCondition) -> Fate {
+    /// The fate of a push of `bytes` bytes under `condition` (its size is worked out only when a
+    /// profile's bandwidth needs it).
+    public mutating func fate(ofPushOf bytes: @autoclosure () -> Int, under condition: LinkCondition) -> Fate {
         let faults = condition.push
         if faults.dropPerMillion > 0, Int64(random.below(1_000_000)) < faults.dropPerMillion {
             return .dropped(why: "the link drops \(Percent(faults.dropPerMillion)) of pushes")
         }
         var delay = Duration.zero
         if let profile = condition.profile {
-            delay += profile.pushDelay(bytes: bytes)
+            delay += profile.pushDelay(bytes: profile.down.bitsPerSecond == nil ? 0 : bytes())
             let losses = random.losses(perMillion: profile.down.lossPerMillion)
             delay += Retransmission.wait(losses: losses, first: .milliseconds(200))
         }

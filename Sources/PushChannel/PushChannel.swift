@@ -65,8 +65,9 @@ public final class PushChannel: PushRegistry, Sendable {
         let (releases, release) = AsyncStream.makeStream(of: (IncomingPush, ContinuousClock.Instant).self)
         // The fate is decided as the service hands the push over, under the link as it is then.
         let token = endpoint.register(topic: topic) { [link] push in
-            let size = (try? JSONEncoder().encode(push.payload).count) ?? 0
-            let fate = link.withLock { $0.rule.fate(ofPushOf: size, under: $0.condition) }
+            let fate = link.withLock {
+                $0.rule.fate(ofPushOf: (try? JSONEncoder().encode(push.payload).count) ?? 0, under: $0.condition)
+            }
             arrival.yield((push, fate, .now))
         }
         let intake = Task { [timeline] in

@@ -51,7 +51,11 @@ import Glibc
 
     @Test func ctrlCStopsTheAppAndTheServicesAndStillWritesTheReport() async throws {
         try requireBinaries()
-        let file = try configuration(app: nasaTV, throttle: "20KB/s")
+        // The media server's port is one below the ephemeral range, where no other test's free port
+        // or outgoing connection can take it once the harness has let it go.
+        let chosen = try #require(
+            (0..<200).lazy.map { _ in Int.random(in: 12_000...20_000) }.first { (try? isFree(port: $0)) == true })
+        let file = try configuration(app: nasaTV, ports: ["media.port": chosen], throttle: "20KB/s")
         let reports = file.deletingLastPathComponent().appendingPathComponent("report")
         let run = try RunningChild(harness, ["run", "photo", "--config", file.path, "--report-dir", reports.path])
         let launched = try #require(await run.waitForLine(containing: "device.app.launched"), "\(run.output)")
@@ -65,6 +69,7 @@ import Glibc
         #expect(run.output.contains("INTERRUPTED photo"))
         #expect(kill(pid, 0) == -1 && errno == ESRCH, "the app process \(pid) is still alive")
         let port = try #require(media.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) })
+        #expect(port == chosen)
         #expect(try isFree(port: port), "port \(port) is still taken")
         let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"<error message="interrupted">"#))

@@ -40,14 +40,20 @@ import Testing
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test func aHalfClosingClientGetsTheWholeAnswerAndACutDeliversEveryByteBeforeIt() async throws {
-        let server = try RunningChild(PackagePaths.python, ["-u", "-c", Self.upstream])
-        defer { server.send(SIGKILL) }
+    /// `script`, a Python server that prints `listening PORT`, and a proxy `h` in front of it.
+    static func proxied(_ script: String) async throws -> (RunningChild, FaultProxy) {
+        let server = try RunningChild(PackagePaths.python, ["-u", "-c", script])
         let line = try #require(await server.waitForLine(containing: "listening"), "\(server.output)")
         let port = try #require(line.split(separator: " ").last.map { String($0) })
         let proxy = FaultProxy(seed: 1)
         _ = try await proxy.create(
             from: Data("{\"name\":\"h\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(port)\"}".utf8))
+        return (server, proxy)
+    }
+
+    @Test func aHalfClosingClientGetsTheWholeAnswerAndACutDeliversEveryByteBeforeIt() async throws {
+        let (server, proxy) = try await Self.proxied(Self.upstream)
+        defer { server.send(SIGKILL) }
 
         #expect(try await through(proxy, port: 0) == "5242880 True")
         _ = try await proxy.addToxic(to: "h", from: Data("{\"type\":\"latency\",\"attributes\":{\"latency\":50}}".utf8))
@@ -85,13 +91,8 @@ import Testing
         """
 
     @Test func aPeersResetFollowsWhatItSentThroughTheToxics() async throws {
-        let server = try RunningChild(PackagePaths.python, ["-u", "-c", Self.resettingUpstream])
+        let (server, proxy) = try await Self.proxied(Self.resettingUpstream)
         defer { server.send(SIGKILL) }
-        let line = try #require(await server.waitForLine(containing: "listening"), "\(server.output)")
-        let port = try #require(line.split(separator: " ").last.map { String($0) })
-        let proxy = FaultProxy(seed: 1)
-        _ = try await proxy.create(
-            from: Data("{\"name\":\"h\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(port)\"}".utf8))
         // 100 KB/s: the 60,000 bytes take 0.6 s, and the server's reset comes long before they are through.
         _ = try await proxy.addToxic(to: "h", from: Data("{\"type\":\"bandwidth\",\"attributes\":{\"rate\":100}}".utf8))
         let listen = try await proxy.proxy("h").listen

@@ -8,7 +8,7 @@ import Testing
 /// crash, and other clients are served meanwhile.
 @Suite struct MediaServerAbuseTests {
     static let script = """
-        import socket, sys, time
+        import select, socket, sys, time
         port = int(sys.argv[1])
         def exchange(data):
             with socket.create_connection(("127.0.0.1", port)) as s:
@@ -29,16 +29,11 @@ import Testing
             try:
                 for byte in b"GET /file.bin HTTP/1.1\\r\\nHost: x\\r\\nX-Slow: " + b"a" * 1000:
                     s.sendall(bytes([byte]))
-                    time.sleep(0.1)
-                    s.setblocking(False)
-                    try:
-                        if s.recv(100) == b"":
-                            closed = True
-                            break
-                    except BlockingIOError:
-                        pass
-                    finally:
-                        s.setblocking(True)
+                    # The next byte after 0.1 s, unless the server closes first.
+                    readable, _, _ = select.select([s], [], [], 0.1)
+                    if readable and s.recv(100) == b"":
+                        closed = True
+                        break
             except (BrokenPipeError, ConnectionResetError):
                 closed = True
             print("slowloris:", "closed after %.1f s" % (time.monotonic() - started) if closed else "still open")
