@@ -91,6 +91,8 @@ let package = Package(
         .target(
             name: "FakeParse",
             dependencies: [
+                "ParseModel",
+                "DeviceProtocol",
                 "Recording",
                 "HarnessTimeline",
                 "HTTPServiceSupport",
@@ -103,6 +105,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .target(
+            name: "ParseModel",
+            dependencies: ["DeviceProtocol", "HarnessTimeline"]
         ),
         .target(
             name: "Recording",
@@ -204,6 +210,7 @@ let package = Package(
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "HarnessTimeline", "TestSupport"]),
         .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "HarnessTimeline", "TestSupport"]),
         .testTarget(name: "NetworkConditionsTests", dependencies: ["NetworkConditions", "FaultProxy"]),
+        .testTarget(name: "ParseModelTests", dependencies: ["ParseModel", "DeviceProtocol"]),
         .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(
             name: "FakeAPNsTests",
@@ -221,7 +228,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FakeParseTests",
-            dependencies: ["FakeParse", "FakeAPNs", "HarnessTimeline", "HTTPServiceSupport", "TestSupport"]
+            dependencies: [
+                "FakeParse", "ParseModel", "DeviceProtocol", "FakeAPNs", "HarnessTimeline", "HTTPServiceSupport",
+                "TestSupport",
+            ]
         ),
         .testTarget(
             name: "DeviceSimulatorTests",

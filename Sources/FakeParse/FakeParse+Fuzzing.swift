@@ -1,29 +1,43 @@
+import DeviceProtocol
 import Foundation
+import ParseModel
 
-/// FakeParse's reading of a push request, reachable by the fuzzer (`Sources/HarnessFuzzer`): the
-/// `where` query against a few installations, the expiration, and the payload with its badge, from
+/// FakeParse's reading of requests, reachable by the fuzzer (`Sources/HarnessFuzzer`): a call's
+/// envelope and route, a `where` query against a few installations with a find's options, the
+/// installation dedupe rules and field operations, a push's expiration and payload with its badge, from
 /// any JSON a client sends.
 @_spi(Fuzzing) public enum FakeParseFuzzing {
-    nonisolated(unsafe) static let installations: [[String: Any]] = [
+    static let installations: [[String: JSONValue]] = [
         [
-            "objectId": "a1", "deviceType": "ios", "deviceToken": String(repeating: "a", count: 64),
-            "channels": ["news"],
-            "badge": 3, "appIdentifier": "com.razeware.NASA-TV",
+            "objectId": "a1", "deviceType": "ios", "deviceToken": .string(String(repeating: "a", count: 64)),
+            "channels": ["news"], "badge": 3, "appIdentifier": "com.razeware.NASA-TV",
         ],
-        ["objectId": "b2", "deviceType": "android", "channels": [], "badge": Int.max, "timeZone": "Europe/Paris"],
-        ["objectId": "c3", "deviceType": "ios", "badge": -1.5, "installationId": NSNull()],
+        [
+            "objectId": "b2", "deviceType": "android", "channels": [], "badge": .number(1e300),
+            "timeZone": "Europe/Paris",
+        ],
+        ["objectId": "c3", "deviceType": "ios", "badge": .number(-1.5), "installationId": .null],
     ]
 
     public static func push(_ bytes: [UInt8]) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] else { return }
-        let constraints = object["where"] as? [String: Any] ?? ["channels": ["$in": object["channels"] as? [Any] ?? []]]
-        let query = InstallationQuery(constraints: constraints)
-        let targets = installations.filter(query.matches)
-        _ = try? ParseRoutes.expiration(object)
-        guard let data = object["data"] as? [String: Any] else { return }
-        let payload = PushPayload(data: data)
+        guard let value = try? ParseJSON.decode(Data(bytes)), case .object(let object) = value else { return }
+        _ = try? ParseRequest(method: "POST", path: ["batch"], headers: [:], query: [:], body: value)
+        if let options = try? FindOptions(parameters: object) { _ = options.run(over: installations) }
+        let clause = object["where"] ?? ["channels": ["$in": object["channels"] ?? []]]
+        let targets = (try? ParseQuery(whereJSON: clause)).map { query in installations.filter(query.matches) } ?? []
+        if let write = try? InstallationWrite(
+            objectId: object["objectId"]?.stringValue, data: object, headerInstallationId: "h", isMaster: false),
+            let changes = try? ObjectChanges(body: write.data)
+        {
+            _ = try? write.resolve(found: installations)
+            for installation in installations { _ = changes.applied(to: installation) }
+        }
+        _ = try? PushTimes.expiration(object, now: 1_700_000_000)
+        guard case .object(let data)? = object["data"] else { return }
+        let payload = PushPayload(
+            data: (try? JSONSerialization.jsonObject(with: ParseJSON.encode(.object(data)))) as? [String: Any] ?? [:])
         for installation in targets {
-            _ = payload.json(badge: PushSender.incremented(installation["badge"] as? Int))
+            _ = payload.json(badge: PushSender.incremented(PushSender.badge(installation["badge"])))
         }
         _ = payload.json(badge: nil)
     }

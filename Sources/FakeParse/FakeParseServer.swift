@@ -38,7 +38,7 @@ public final class FakeParseServer: Service, Sendable {
         if let recorder = configuration.recorder {
             router.add(middleware: RecordingMiddleware(recorder: recorder) { origin.withLock { $0 } })
         }
-        routes.register(on: router.group("parse"))
+        routes.register(on: router)
         self.configuration = configuration
         self.pushes = pushes
         self.origin = origin

@@ -1,196 +1,241 @@
+import DeviceProtocol
 import Foundation
 import HTTPTypes
 import HarnessTimeline
 import Hummingbird
+import ParseModel
 
-/// The REST routes, with Parse Server's authentication rules: the application id always, a client or
-/// REST key when one is configured, the master key for queries, pushes and `_PushStatus`.
+/// Parse Server's REST surface below `/parse`: every method and path goes through one handler, which
+/// reads the call as a ``ParseRequest`` (method override, keys in headers or body), checks the keys and
+/// answers from the store. Every refusal is Parse's error shape with its code and text; nothing a client
+/// sends ends in a 500 except a failing disk.
 struct ParseRoutes: Sendable {
     let configuration: FakeParseConfiguration
     let store: ParseStore
     let pushes: PushSender
     let timeline: Timeline
 
-    func register(on router: RouterGroup<BasicRequestContext>) {
-        router.get("health") { _, _ in json(["status": "ok"]) }
-        for path in ["installations", "classes/_Installation"] {
-            router.post(RouterPath(stringLiteral: path)) { request, context in
-                try await saveInstallation(request, context)
+    /// The largest body read, as Parse Server's default `maxUploadSize` ("20mb").
+    static let largestBody = 20 * 1024 * 1024
+
+    var keyring: ParseKeyring {
+        ParseKeyring(
+            applicationId: configuration.applicationId, masterKey: configuration.masterKey,
+            clientKeys: [configuration.clientKey, configuration.restAPIKey].compactMap { $0 })
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete] {
+            router.on("parse/**", method: method) { request, _ in await respond(request) }
+        }
+    }
+
+    func respond(_ request: Request) async -> Response {
+        let reply: ParseReply
+        do {
+            let parseRequest = try await read(request)
+            reply = try await dispatch(parseRequest)
+        } catch let failure as ParseFailure {
+            reply = ParseReply(failure)
+        } catch {
+            reply = ParseReply(status: 500, body: ["code": 1, "message": "Internal server error."])
+        }
+        return reply.response
+    }
+
+    private func read(_ request: Request) async throws -> ParseRequest {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Self.largestBody)
+        } catch {
+            throw ParseFailure(status: 413, "request entity too large")
+        }
+        let body = buffer.readableBytes == 0 ? nil : try ParseJSON.decode(Data(buffer.readableBytesView))
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        let path = request.uri.path.split(separator: "/").dropFirst().map(String.init)
+        return try ParseRequest(
+            method: request.method.rawValue, path: path, headers: headers, query: query, body: body)
+    }
+
+    /// Answers one call (and each of a batch's).
+    func dispatch(_ request: ParseRequest) async throws(ParseFailure) -> ParseReply {
+        if request.route == .health { return ParseReply(body: ["status": "ok"]) }
+        let access = try keyring.access(request.credentials)
+        let isMaster = access == .master
+        switch request.route {
+        case .health:
+            return ParseReply(body: ["status": "ok"])
+        case .serverInfo:
+            guard isMaster else { throw .masterKeyRequired }
+            return ParseReply(body: Self.serverInfo)
+        case .find(let parseClass):
+            guard isMaster else { throw .forbidden("find", on: parseClass.collectionName) }
+            let options = try FindOptions(parameters: request.fields)
+            let (results, count) = store.find(parseClass, options)
+            var body: [String: JSONValue] = ["results": .array(results.map(JSONValue.object))]
+            if let count { body["count"] = .number(Double(count)) }
+            return ParseReply(body: .object(body))
+        case .get(let parseClass, let id):
+            if parseClass == .pushStatus, !isMaster { throw .forbidden("get", on: parseClass.collectionName) }
+            let options = try FindOptions.forGet(parameters: request.fields)
+            guard let object = store.get(parseClass, id) else { throw .objectNotFound }
+            return ParseReply(body: .object(options.project(object)))
+        case .create(.installation):
+            return try save(request, objectId: nil, isMaster: isMaster)
+        case .update(.installation, let id):
+            return try save(request, objectId: id, isMaster: isMaster)
+        case .delete(let parseClass, let id):
+            guard isMaster else { throw .forbidden("delete", on: parseClass.collectionName) }
+            let deleted: Bool
+            do {
+                deleted = try store.delete(parseClass, id)
+            } catch {
+                throw ParseFailure(code: 1, "the database refused the delete: \(error)")
             }
-            router.get(RouterPath(stringLiteral: path)) { request, _ in
-                try authorize(request, master: true)
-                return json(["results": try store.installations()])
-            }
-        }
-        router.post("push") { request, context in try await push(request, context) }
-        router.get("classes/_PushStatus") { request, _ in
-            try authorize(request, master: true)
-            return json(["results": try store.pushStatuses()])
-        }
-    }
-
-    private func authorize(_ request: Request, master: Bool) throws {
-        guard request.headers[.parseApplicationId] == configuration.applicationId else { throw ParseError.unauthorized }
-        let isMaster = request.headers[.parseMasterKey] == configuration.masterKey
-        if master {
-            guard isMaster else { throw ParseError.masterKeyRequired }
-            return
-        }
-        let clientKeys = [configuration.clientKey, configuration.restAPIKey].compactMap { $0 }
-        guard clientKeys.isEmpty || isMaster else {
-            let offered = [request.headers[.parseClientKey], request.headers[.parseRESTAPIKey]].compactMap { $0 }
-            guard offered.contains(where: clientKeys.contains) else { throw ParseError.unauthorized }
-            return
+            guard deleted else { throw .objectNotFound }
+            return ParseReply(body: [:])
+        case .create(.pushStatus), .update(.pushStatus, _):
+            guard isMaster else { throw .forbidden(request.method == .post ? "create" : "update", on: "_PushStatus") }
+            throw ParseFailure(code: 119, "FakeParse writes _PushStatus itself; POST /parse/push makes one")
+        case .push:
+            guard isMaster else { throw .masterKeyRequired }
+            return try push(request)
+        case .batch:
+            return try await batch(request)
         }
     }
 
-    private func body(_ request: Request, _ context: BasicRequestContext) async throws -> ([String: Any], String) {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        let data = Data(buffer.readableBytesView)
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw ParseError.invalidJSON("the body must be a JSON object")
+    private func save(_ request: ParseRequest, objectId: String?, isMaster: Bool) throws(ParseFailure) -> ParseReply {
+        if objectId == nil, request.fields["objectId"] != nil {
+            throw ParseFailure(code: 105, "objectId is an invalid field name.")
         }
-        return (object, String(decoding: data, as: UTF8.self))
-    }
-
-    private func saveInstallation(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        try authorize(request, master: false)
-        var (fields, _) = try await body(request, context)
-        if var token = fields["deviceToken"] as? String {
-            if token.count == 64 { token = token.lowercased() }
-            fields["deviceToken"] = token
-        }
-        if let id = fields["installationId"] as? String {
-            fields["installationId"] = id.lowercased()
-        } else if let header = request.headers[.parseInstallationId] {
-            fields["installationId"] = header.lowercased()
-        }
-        guard fields["deviceToken"] != nil || fields["installationId"] != nil else {
-            throw ParseError.missingInstallationId
-        }
-        if let badge = fields["badge"], !(badge is NSNull) {
-            fields["badge"] = try Self.badge(badge)
-        }
-        let saved = try store.saveInstallation(fields)
+        let write = try InstallationWrite(
+            objectId: objectId, data: request.fields, headerInstallationId: request.credentials.installationId,
+            isMaster: isMaster)
+        let changes = try ObjectChanges(body: write.data)
+        let written = try store.write(write, changes)
+        let object = written.object
         timeline.publish(
             .parseInstallationSaved, source: "parse",
             [
-                "objectId": saved.objectId, "created": "\(saved.created)",
-                "deviceToken": fields["deviceToken"] as? String ?? "",
-                "appIdentifier": fields["appIdentifier"] as? String ?? "",
-                "deviceType": fields["deviceType"] as? String ?? "",
+                "objectId": object["objectId"]?.stringValue ?? "", "created": "\(written.created)",
+                "deviceToken": object["deviceToken"]?.stringValue ?? "",
+                "appIdentifier": object["appIdentifier"]?.stringValue ?? "",
+                "deviceType": object["deviceType"]?.stringValue ?? "",
             ])
-        if saved.created {
-            var response = json(["objectId": saved.objectId, "createdAt": saved.createdAt], status: .created)
-            response.headers[.location] = "\(request.uri.path)/\(saved.objectId)"
-            return response
+        var body = written.results
+        guard written.created, let id = object["objectId"]?.stringValue else {
+            body["updatedAt"] = object["updatedAt"]
+            return ParseReply(body: .object(body))
         }
-        return json(["updatedAt": saved.updatedAt])
+        body["objectId"] = .string(id)
+        body["createdAt"] = object["createdAt"]
+        let host = request.host ?? "\(configuration.host):\(configuration.port)"
+        return ParseReply(
+            status: 201, body: .object(body),
+            headers: [("Location", "http://\(host)/parse/classes/_Installation/\(id)")])
     }
 
-    /// An installation's badge: a whole number in the range iOS shows (0 to 2,147,483,647), so that an
-    /// `Increment` push has a number to add to. (`null` clears it; operations such as
-    /// `{"__op": "Increment"}` are not applied to installations here, so they are refused too.)
-    static func badge(_ value: Any) throws -> Int {
-        let range = InputBounds.badge
-        // JSONSerialization gives true and false as NSNumbers whose type is `c` (a char); numbers never are.
-        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else {
-            throw ParseError(
-                httpStatus: .badRequest, code: 111, message: "schema mismatch for _Installation.badge; expected Number")
+    private func push(_ request: ParseRequest) throws(ParseFailure) -> ParseReply {
+        let object = request.fields
+        let channels = object["channels"]
+        let whereClause = object["where"]
+        if channels != nil, whereClause != nil {
+            throw .pushMisconfigured("Channels and query can not be set at the same time.")
         }
-        let double = number.doubleValue
-        guard double.rounded() == double, double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
-            throw ParseError(
-                httpStatus: .badRequest, code: 111,
-                message: "badge must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(number)")
+        let query: ParseQuery
+        switch (channels, whereClause) {
+        case (.array(let names)?, _): query = try ParseQuery(where: ["channels": ["$in": .array(names)]])
+        case (_, let clause?): query = try ParseQuery(whereJSON: clause)
+        case (.some, nil): throw .pushMisconfigured("channels must be an array of channel names")
+        case (nil, nil): throw .pushMisconfigured(#"Sending a push requires either "channels" or a "where" query."#)
         }
-        return Int(double)
-    }
-
-    private func push(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-        try authorize(request, master: true)
-        let (object, raw) = try await body(request, context)
-        let channels = object["channels"] as? [Any]
-        let whereQuery = object["where"] as? [String: Any]
-        if channels != nil, whereQuery != nil {
-            throw ParseError.pushMisconfigured("Channels and query can not be set at the same time.")
+        guard case .object(let data)? = object["data"] else {
+            throw .pushMisconfigured("A push needs a 'data' object.")
         }
-        guard channels != nil || whereQuery != nil else {
-            throw ParseError.pushMisconfigured(#"Sending a push requires either "channels" or a "where" query."#)
-        }
-        guard let data = object["data"] as? [String: Any] else {
-            throw ParseError.pushMisconfigured("A push needs a 'data' object.")
-        }
-        let constraints = whereQuery ?? ["channels": ["$in": channels ?? []]]
-        let expiration = try Self.expiration(object)
+        let expiration = try PushTimes.expiration(object, now: Date().timeIntervalSince1970)
         let statusId = try pushes.start(
-            query: InstallationQuery(constraints: constraints), data: data, expiration: expiration, rawBody: raw)
-        var response = json(["result": true])
-        response.headers[.parsePushStatusId] = statusId
-        return response
+            query: query, data: data, expiration: expiration, rawBody: JSONValue.object(object).jsonString())
+        return ParseReply(body: ["result": true], headers: [("X-Parse-Push-Status-Id", statusId)])
     }
-}
 
-extension ParseRoutes {
-    /// The longest `expiration_interval` taken: ten years, far past anything APNs keeps.
-    static let longestExpirationInterval = 315_360_000
+    /// `/batch`: every request is routed first (one that cannot be fails the whole batch, as in Parse
+    /// Server), then each runs in turn with the batch's keys and is answered `{"success": …}` or
+    /// `{"error": {"code", "error"}}`.
+    private func batch(_ request: ParseRequest) async throws(ParseFailure) -> ParseReply {
+        guard case .array(let items)? = request.fields["requests"] else {
+            throw .invalidJSON("requests must be an array")
+        }
+        var requests: [ParseRequest] = []
+        for item in items { requests.append(try subrequest(item, of: request)) }
+        var answers: [JSONValue] = []
+        for inner in requests {
+            do {
+                answers.append(["success": try await dispatch(inner).body])
+            } catch {
+                answers.append(["error": error.body])
+            }
+        }
+        return ParseReply(body: .array(answers))
+    }
 
-    /// `expiration_time` (epoch seconds or an ISO date) or `expiration_interval` (seconds from now), as
-    /// APNs's `apns-expiration`.
-    static func expiration(_ body: [String: Any]) throws -> Int? {
-        let time = body["expiration_time"]
-        let interval = body["expiration_interval"]
-        if time != nil, interval != nil {
-            throw ParseError.pushMisconfigured("Both expiration_time and expiration_interval cannot be set")
+    private func subrequest(_ item: JSONValue, of batch: ParseRequest) throws(ParseFailure) -> ParseRequest {
+        guard case .string(let path)? = item["path"] else { throw .invalidJSON("batch request path must be a string") }
+        let method = item["method"]?.stringValue ?? ""
+        var components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard components.count > 2, components[0].isEmpty, components[1] == "parse" else {
+            throw .invalidJSON("cannot route batch path \(path)")
         }
-        if let interval {
-            guard let seconds = (interval as? NSNumber)?.doubleValue, seconds > 0 else {
-                throw ParseError.pushMisconfigured("expiration_interval must be a number greater than 0")
-            }
-            guard seconds <= Double(longestExpirationInterval) else {
-                throw ParseError.pushMisconfigured(
-                    "expiration_interval must be at most \(longestExpirationInterval) seconds (ten years), not \(seconds)"
-                )
-            }
-            return Int((Date().timeIntervalSince1970 + seconds).rounded(.up))
-        }
-        switch time {
-        case nil: return nil
-        case let number as NSNumber:
-            let seconds = number.doubleValue
-            guard seconds.isFinite, seconds.rounded(.down) >= Double(InputBounds.epochSeconds.lowerBound),
-                seconds <= Double(InputBounds.epochSeconds.upperBound)
-            else {
-                throw ParseError.pushMisconfigured(
-                    "expiration_time must be epoch seconds from 0 to \(InputBounds.epochSeconds.upperBound), not \(number)"
-                )
-            }
-            return Int(seconds)
-        case let text as String:
-            guard let seconds = ISODate.epochSeconds(text) else {
-                throw ParseError.pushMisconfigured("\(text) is not valid time.")
-            }
-            guard InputBounds.epochSeconds.contains(seconds) else {
-                throw ParseError.pushMisconfigured("expiration_time must be from 1970 to 9999, not \(text)")
-            }
-            return seconds
-        default:
-            throw ParseError.pushMisconfigured("\(String(describing: time)) is not valid time.")
+        components = components.dropFirst(2).filter { !$0.isEmpty }
+        if components == ["batch"] { throw .invalidJSON("nested batch requests are not allowed") }
+        do {
+            var inner = try ParseRequest(
+                method: method, path: components, headers: [:], query: [:], body: item["body"] ?? .object([:]))
+            inner.credentials = batch.credentials
+            return inner
+        } catch  where error.code == nil {
+            throw .invalidJSON("cannot route \(method) /\(components.joined(separator: "/"))")
         }
     }
+
+    static let serverInfo: JSONValue = [
+        "parseServerVersion": "7.4.0 (FakeParse)",
+        "features": [
+            "push": [
+                "immediatePush": true, "scheduledPush": true, "storedPushData": true, "pushAudiences": false,
+                "localization": false,
+            ]
+        ],
+    ]
 }
 
-private func json(_ object: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    return Response(
-        status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
-}
+/// One answer: status, JSON body and extra headers.
+struct ParseReply: Sendable {
+    var status = 200
+    var body: JSONValue
+    var headers: [(String, String)] = []
 
-extension HTTPField.Name {
-    static let parseApplicationId = Self("X-Parse-Application-Id")!
-    static let parseMasterKey = Self("X-Parse-Master-Key")!
-    static let parseClientKey = Self("X-Parse-Client-Key")!
-    static let parseRESTAPIKey = Self("X-Parse-REST-API-Key")!
-    static let parseInstallationId = Self("X-Parse-Installation-Id")!
-    static let parsePushStatusId = Self("X-Parse-Push-Status-Id")!
+    init(status: Int = 200, body: JSONValue, headers: [(String, String)] = []) {
+        self.status = status
+        self.body = body
+        self.headers = headers
+    }
+
+    init(_ failure: ParseFailure) {
+        self.init(status: failure.status, body: failure.body)
+    }
+
+    var response: Response {
+        var fields: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        return Response(
+            status: HTTPResponse.Status(code: status), headers: fields,
+            body: .init(byteBuffer: ByteBuffer(string: body.jsonString())))
+    }
 }

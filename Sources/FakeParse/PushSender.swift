@@ -1,5 +1,7 @@
+import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import ParseModel
 
 /// Sends a push to its installations in the background, after the `_PushStatus` row exists, as Parse
 /// Server does, and keeps the status's counts.
@@ -22,32 +24,49 @@ final class PushSender: Sendable {
         return min(max(badge ?? 0, range.lowerBound), range.upperBound - 1) + 1
     }
 
+    /// A stored badge as a whole number in the range iOS shows; anything else (a fraction, a string, a
+    /// number beyond the range) as the nearest such number, or nil when it is not a number.
+    static func badge(_ value: JSONValue?) -> Int? {
+        guard case .number(let number)? = value, number.isFinite else { return nil }
+        let range = InputBounds.badge
+        return Int(min(max(number.rounded(.down), Double(range.lowerBound)), Double(range.upperBound)))
+    }
+
     /// Records the push and starts sending it; returns the `_PushStatus` id.
-    func start(query: InstallationQuery, data: [String: Any], expiration: Int?, rawBody: String) throws -> String {
+    func start(query: ParseQuery, data: [String: JSONValue], expiration: Int?, rawBody: String) throws(ParseFailure)
+        -> String
+    {
         let statusId = ParseObjectId.make()
-        let targets = try store.installations().filter {
-            query.matches($0) && ($0["deviceType"] as? String) == "ios" && ($0["deviceToken"] as? String) != nil
+        let targets = store.objects(.installation, matching: query).filter {
+            $0["deviceType"] == "ios" && $0["deviceToken"]?.stringValue != nil
         }
-        var status: [String: Any] = [
-            "objectId": statusId, "createdAt": ParseDate.now(), "status": "pending", "source": "rest",
-            "query": ParseStore.encode(query.constraints), "payload": ParseStore.encode(data), "numSent": 0,
-            "numFailed": 0, "pushTime": ParseDate.now(),
+        let now = ParseDate.now()
+        var status: [String: JSONValue] = [
+            "objectId": .string(statusId), "createdAt": .string(now), "updatedAt": .string(now),
+            "status": "pending", "source": "rest", "query": .string(JSONValue.object(query.source).jsonString()),
+            "payload": .string(JSONValue.object(data).jsonString()), "numSent": 0, "numFailed": 0,
+            "pushTime": .string(now),
         ]
-        try store.savePushStatus(status)
+        do {
+            try store.save(.pushStatus, status)
+        } catch {
+            throw ParseFailure(code: 1, "the database refused the push status: \(error)")
+        }
         timeline.publish(
             .parsePushAccepted, source: "parse",
             ["pushStatusId": statusId, "recipients": "\(targets.count)", "body": rawBody])
-        let payload = PushPayload(data: data)
-        let incrementsBadge = (data["badge"] as? String)?.lowercased() == "increment"
+        let payload = PushPayload(
+            data: (try? JSONSerialization.jsonObject(with: ParseJSON.encode(.object(data)))) as? [String: Any] ?? [:])
+        let incrementsBadge = data["badge"]?.stringValue?.lowercased() == "increment"
         let notifications: [(String, APNsProvider.Notification)] = targets.map { installation in
-            let badge = incrementsBadge ? Self.incremented(installation["badge"] as? Int) : nil
-            let topic = installation["appIdentifier"] as? String ?? ""
+            let badge = incrementsBadge ? Self.incremented(Self.badge(installation["badge"])) : nil
+            let topic = installation["appIdentifier"]?.stringValue ?? ""
             return (
-                installation["objectId"] as? String ?? "",
+                installation["objectId"]?.stringValue ?? "",
                 APNsProvider.Notification(
-                    deviceToken: installation["deviceToken"] as! String, topic: topic, pushType: payload.pushType,
-                    priority: payload.priority, expiration: expiration, collapseId: payload.collapseId,
-                    payload: payload.json(badge: badge))
+                    deviceToken: installation["deviceToken"]?.stringValue ?? "", topic: topic,
+                    pushType: payload.pushType, priority: payload.priority, expiration: expiration,
+                    collapseId: payload.collapseId, payload: payload.json(badge: badge))
             )
         }
         let key = UUID()
@@ -82,14 +101,14 @@ final class PushSender: Sendable {
                 }
             }
             status["status"] = failed > 0 && sent == 0 && !notifications.isEmpty ? "failed" : "succeeded"
-            status["numSent"] = sent
-            status["numFailed"] = failed
-            status["updatedAt"] = ParseDate.now()
-            try? store.savePushStatus(status)
+            status["numSent"] = .number(Double(sent))
+            status["numFailed"] = .number(Double(failed))
+            status["updatedAt"] = .string(ParseDate.now())
+            try? store.save(.pushStatus, status)
             timeline.publish(
                 .parsePushStatus, source: "parse",
                 [
-                    "pushStatusId": statusId, "status": status["status"] as? String ?? "", "numSent": "\(sent)",
+                    "pushStatusId": statusId, "status": status["status"]?.stringValue ?? "", "numSent": "\(sent)",
                     "numFailed": "\(failed)",
                 ])
         }

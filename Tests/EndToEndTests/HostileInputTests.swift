@@ -76,16 +76,8 @@ import Testing
                 "POST", serve.url("parse") + "/installations",
                 #"{"deviceType": "ios", "deviceToken": "\#(token)", "appIdentifier": "\#(serve.url("apns", "topic"))", "badge": 9223372036854775807}"#,
                 headers: parseHeaders(serve, master: false))
-            #expect(saved.status == 400, "\(saved)")
-            #expect(
-                saved.body.contains("badge must be a whole number from 0 to 2147483647, not 9223372036854775807"),
-                "\(saved)")
-            // The largest badge iOS shows is kept, and an Increment push to it is sent (held at that badge).
-            let largest = try await CurlExchange.json(
-                "POST", serve.url("parse") + "/installations",
-                #"{"deviceType": "ios", "deviceToken": "\#(token)", "appIdentifier": "\#(serve.url("apns", "topic"))", "badge": 2147483647}"#,
-                headers: parseHeaders(serve, master: false))
-            #expect(largest.status == 201, "\(largest)")
+            // Parse Server takes any number as a badge; an Increment push reads it in the range iOS shows.
+            #expect(saved.status == 201, "\(saved)")
             let push = try await CurlExchange.json(
                 "POST", serve.url("parse") + "/push",
                 #"{"where": {"deviceType": "ios"}, "data": {"alert": "hi", "badge": "Increment"}}"#,

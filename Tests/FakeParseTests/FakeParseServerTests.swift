@@ -85,7 +85,11 @@ import Testing
         #expect(results.first?["deviceToken"] as? String == token.lowercased())
         #expect(results.first?["installationId"] as? String == "4f1f-a")
         #expect(results.first?["badge"] as? Int == 2)
-        #expect(listWithoutMaster.status == 403)
+        #expect(listWithoutMaster.status == 400)
+        #expect(listWithoutMaster.json["code"] as? Int == 119)
+        #expect(
+            listWithoutMaster.json["error"] as? String
+                == "Clients aren't allowed to perform the find operation on the installation collection.")
     }
 
     @Test func anInstallationNeedsAnId() async throws {

@@ -2,9 +2,9 @@
 /// `Z` or an offset `±HH:MM`. Read by hand rather than by Foundation's ISO8601DateFormatter, whose ICU
 /// parser dies with a division by zero on some inputs (a long run of fraction digits), which would take
 /// every service down with it: the fuzzer found one.
-enum ISODate {
+public enum ISODate {
     /// Seconds since 1970 (fractions dropped), or nil when `text` is not such a date.
-    static func epochSeconds(_ text: String) -> Int? {
+    public static func epochSeconds(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         var index = 0
         func number(_ digits: Int) -> Int? {

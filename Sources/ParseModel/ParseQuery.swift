@@ -1,0 +1,215 @@
+import DeviceProtocol
+import Foundation
+
+/// A Parse `where` clause, checked once and then matched against stored objects the way Parse Server's
+/// MongoDB adapter does: equality (an array field equals a value it contains, `null` matches a missing
+/// field), `$eq $ne $lt $lte $gt $gte $in $nin $all $containedBy $exists $regex`, `$or $and $nor`, dotted
+/// keys into objects, and `{"__type":"Date"}` values compared by their time. A field holding `null`
+/// exists, as in MongoDB. A malformed clause is refused with Parse's code and text before anything is
+/// matched.
+public struct ParseQuery: @unchecked Sendable {
+    /// The clause as the client sent it.
+    public let source: [String: JSONValue]
+    private let conditions: [Condition]
+
+    /// The query that matches everything.
+    public static let everything = try! ParseQuery(where: [:])
+
+    public init(where source: [String: JSONValue]) throws(ParseFailure) {
+        self.source = source
+        conditions = try Self.compile(source, depth: 0)
+    }
+
+    public init(whereJSON value: JSONValue) throws(ParseFailure) {
+        guard case .object(let object) = value else {
+            throw .invalidJSON("Invalid where clause: it must be a JSON object, not \(value.jsonString())")
+        }
+        try self.init(where: object)
+    }
+
+    public func matches(_ object: [String: JSONValue]) -> Bool {
+        conditions.allSatisfy { $0.matches(object) }
+    }
+
+    /// The same query with `conditions` added (as Parse adds `deviceToken: {$exists: true}` before sending).
+    public func adding(_ key: String, _ condition: JSONValue) throws(ParseFailure) -> ParseQuery {
+        guard source[key] != nil else {
+            return try ParseQuery(where: source.merging([key: condition]) { old, _ in old })
+        }
+        return try ParseQuery(where: ["$and": [.object(source), .object([key: condition])]])
+    }
+
+    /// How deep `$or`/`$and`/`$nor` may nest: far beyond any real query, and a bound on the recursion.
+    static let deepestNesting = 32
+    /// The longest `$regex` taken.
+    static let longestPattern = 1_024
+}
+
+// MARK: - Compiling
+
+extension ParseQuery {
+    indirect enum Condition {
+        case field([String], [Test])
+        case or([[Condition]])
+        case and([[Condition]])
+        case nor([[Condition]])
+
+        func matches(_ object: [String: JSONValue]) -> Bool {
+            switch self {
+            case .field(let path, let tests):
+                let value = Self.value(at: path, in: object)
+                return tests.allSatisfy { $0.matches(value) }
+            case .or(let branches): return branches.contains { $0.allSatisfy { $0.matches(object) } }
+            case .and(let branches): return branches.allSatisfy { $0.allSatisfy { $0.matches(object) } }
+            case .nor(let branches): return !branches.contains { $0.allSatisfy { $0.matches(object) } }
+            }
+        }
+
+        static func value(at path: [String], in object: [String: JSONValue]) -> JSONValue? {
+            var current: JSONValue? = .object(object)
+            for key in path {
+                guard case .object(let inner)? = current else { return nil }
+                current = inner[key]
+            }
+            return current
+        }
+    }
+
+    enum Test {
+        case equal(JSONValue)
+        case notEqual(JSONValue)
+        case less(JSONValue, orEqual: Bool)
+        case greater(JSONValue, orEqual: Bool)
+        case within([JSONValue])
+        case notWithin([JSONValue])
+        case all([JSONValue])
+        case containedBy([JSONValue])
+        case exists(Bool)
+        case regex(NSRegularExpression)
+
+        func matches(_ value: JSONValue?) -> Bool {
+            switch self {
+            case .equal(let expected): return ParseValues.equal(value, expected)
+            case .notEqual(let expected): return !ParseValues.equal(value, expected)
+            case .less(let bound, let orEqual):
+                return ParseValues.compare(value, bound, orEqual ? [.less, .same] : [.less])
+            case .greater(let bound, let orEqual):
+                return ParseValues.compare(value, bound, orEqual ? [.greater, .same] : [.greater])
+            case .within(let values): return values.contains { ParseValues.equal(value, $0) }
+            case .notWithin(let values): return !values.contains { ParseValues.equal(value, $0) }
+            case .all(let values):
+                guard case .array(let items)? = value else { return false }
+                return values.allSatisfy { wanted in items.contains { ParseValues.equal($0, wanted) } }
+            case .containedBy(let values):
+                guard case .array(let items)? = value else { return false }
+                return items.allSatisfy { item in values.contains { ParseValues.equal(item, $0) } }
+            case .exists(let wanted):
+                return (value != nil) == wanted
+            case .regex(let expression):
+                let texts: [String] =
+                    switch value {
+                    case .string(let text)?: [text]
+                    case .array(let items)?: items.compactMap(\.stringValue)
+                    default: []
+                    }
+                return texts.contains { text in
+                    expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                }
+            }
+        }
+    }
+
+    static func compile(_ clause: [String: JSONValue], depth: Int) throws(ParseFailure) -> [Condition] {
+        guard depth <= deepestNesting else {
+            throw .invalidQuery("Query nests $or, $and and $nor more than \(deepestNesting) deep")
+        }
+        var conditions: [Condition] = []
+        for key in clause.keys.sorted() {
+            let value = clause[key]!
+            switch key {
+            case "$or", "$and", "$nor":
+                guard case .array(let items) = value, !items.isEmpty || key != "$nor" else {
+                    throw .invalidQuery(
+                        key == "$nor"
+                            ? "Bad $nor format - use an array of at least 1 value."
+                            : "Bad \(key) format - use an array value.")
+                }
+                var branches: [[Condition]] = []
+                for item in items {
+                    guard case .object(let branch) = item else {
+                        throw .invalidQuery("Bad \(key) format - use an array value.")
+                    }
+                    branches.append(try compile(branch, depth: depth + 1))
+                }
+                conditions.append(key == "$or" ? .or(branches) : key == "$and" ? .and(branches) : .nor(branches))
+            default:
+                guard ParseKeys.isQueryKey(key) else { throw .invalidKeyName(key) }
+                if key == "ACL" { throw .invalidQuery("Cannot query on ACL.") }
+                let path = key.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                conditions.append(.field(path, try tests(for: value)))
+            }
+        }
+        return conditions
+    }
+
+    /// An object whose keys all begin with `$` holds operators; anything else is a value to equal.
+    static func tests(for value: JSONValue) throws(ParseFailure) -> [Test] {
+        guard case .object(let object) = value, object["__type"] == nil else { return [.equal(value)] }
+        guard object.keys.contains(where: { $0.hasPrefix("$") }) else {
+            throw .invalidJSON("You cannot use [object Object] as a query parameter.")
+        }
+        var tests: [Test] = []
+        for name in object.keys.sorted() where name != "$options" {
+            let operand = object[name]!
+            switch name {
+            case "$eq": tests.append(.equal(operand))
+            case "$ne": tests.append(.notEqual(operand))
+            case "$lt": tests.append(.less(operand, orEqual: false))
+            case "$lte": tests.append(.less(operand, orEqual: true))
+            case "$gt": tests.append(.greater(operand, orEqual: false))
+            case "$gte": tests.append(.greater(operand, orEqual: true))
+            case "$in", "$nin", "$all", "$containedBy":
+                guard case .array(let values) = operand else {
+                    throw .invalidJSON(
+                        name == "$containedBy" ? "bad $containedBy: should be an array" : "bad \(name) value")
+                }
+                switch name {
+                case "$in": tests.append(.within(values))
+                case "$nin": tests.append(.notWithin(values))
+                case "$all": tests.append(.all(values))
+                default: tests.append(.containedBy(values))
+                }
+            case "$exists":
+                tests.append(.exists(ParseValues.truthy(operand)))
+            case "$regex":
+                tests.append(.regex(try regex(operand, options: object["$options"])))
+            default:
+                throw .badConstraint(name)
+            }
+        }
+        if object["$options"] != nil, object["$regex"] == nil { throw .badConstraint("$options") }
+        return tests
+    }
+
+    static func regex(_ pattern: JSONValue, options: JSONValue?) throws(ParseFailure) -> NSRegularExpression {
+        guard case .string(let text) = pattern else { throw .invalidJSON("bad regex: \(pattern.jsonString())") }
+        guard text.utf8.count <= longestPattern else {
+            throw .invalidQuery("$regex is longer than \(longestPattern) bytes")
+        }
+        var flags: NSRegularExpression.Options = []
+        if let options {
+            guard case .string(let letters) = options, letters.allSatisfy({ "imxs".contains($0) }) else {
+                throw .invalidQuery("Bad $options value for query: \(options.stringValue ?? options.jsonString())")
+            }
+            if letters.contains("i") { flags.insert(.caseInsensitive) }
+            if letters.contains("m") { flags.insert(.anchorsMatchLines) }
+            if letters.contains("x") { flags.insert(.allowCommentsAndWhitespace) }
+            if letters.contains("s") { flags.insert(.dotMatchesLineSeparators) }
+        }
+        do {
+            return try NSRegularExpression(pattern: text, options: flags)
+        } catch {
+            throw .invalidQuery("Invalid regular expression: \(text)")
+        }
+    }
+}
