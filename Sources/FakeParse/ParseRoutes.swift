@@ -17,6 +17,7 @@ struct ParseRoutes: Sendable {
 
     /// The largest body read, as Parse Server's default `maxUploadSize` ("20mb").
     static let largestBody = 20 * 1024 * 1024
+    static let tooLarge = ParseFailure(status: 413, "request entity too large")
 
     var keyring: ParseKeyring {
         ParseKeyring(
@@ -49,7 +50,7 @@ struct ParseRoutes: Sendable {
         do {
             buffer = try await request.collectBody(upTo: Self.largestBody)
         } catch {
-            throw ParseFailure(status: 413, "request entity too large")
+            throw Self.tooLarge
         }
         let body = buffer.readableBytes == 0 ? nil : try ParseJSON.decode(Data(buffer.readableBytesView))
         var headers: [String: String] = [:]

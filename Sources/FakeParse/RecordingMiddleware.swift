@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HarnessTimeline
 import Hummingbird
+import ParseModel
 import Recording
 
 /// Records each Parse exchange into a cassette: the request with its body, the answer with its body,
@@ -16,7 +17,12 @@ struct RecordingMiddleware<Context: RequestContext>: RouterMiddleware {
         async throws -> Response
     {
         var request = request
-        let body = try await request.collectBody(upTo: context.maxUploadSize)
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: ParseRoutes.largestBody)
+        } catch {
+            return ParseReply(ParseRoutes.tooLarge).response
+        }
         let path = request.uri.path
         let recording = recorder.exchange(
             service: "parse", link: path.hasSuffix("/push") ? "backend→parse" : "app→parse", connection: nil,

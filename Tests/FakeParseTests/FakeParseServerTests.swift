@@ -7,63 +7,7 @@ import TestSupport
 import Testing
 
 /// FakeParse over HTTP with curl as the client, pushing through a real FakeAPNs over HTTP/2 and TLS.
-@Suite struct FakeParseServerTests {
-    struct Services {
-        var apns: FakeAPNsServer
-        var parse: FakeParseServer
-        var timeline: Timeline
-        var directory: URL
-
-        func close() async {
-            await parse.close()
-            await apns.close()
-        }
-    }
-
-    func start(
-        directory: URL? = nil, apns existing: FakeAPNsServer? = nil, timeline: Timeline = Timeline(),
-        limits: HTTPLimits = HTTPLimits()
-    ) async throws -> Services {
-        let directory = try directory ?? PackagePaths.temporaryDirectory()
-        var apnsConfiguration = FakeAPNsConfiguration(credentialsDirectory: directory.appendingPathComponent("apns"))
-        apnsConfiguration.port = 0
-        let apns: FakeAPNsServer
-        if let existing {
-            apns = existing
-        } else {
-            apns = try await FakeAPNsServer.start(configuration: apnsConfiguration, timeline: timeline)
-        }
-        var configuration = FakeParseConfiguration(
-            databasePath: directory.appendingPathComponent("parse.sqlite").path,
-            apns: APNsProviderConfiguration(
-                url: apns.url, caFile: apns.caFile.path, teamId: apns.signingKey.teamId, keyId: apns.signingKey.keyId,
-                keyFile: apns.keyFile.path))
-        configuration.port = 0
-        configuration.masterKey = "master"
-        configuration.applicationId = "app"
-        configuration.limits = limits
-        let parse = try await FakeParseServer.start(configuration: configuration, timeline: timeline)
-        return Services(apns: apns, parse: parse, timeline: timeline, directory: directory)
-    }
-
-    func curl(_ services: Services, _ method: String, _ path: String, master: Bool = false, body: String? = nil)
-        async throws
-        -> (status: Int, json: [String: Any], headers: String)
-    {
-        var arguments = [
-            "--silent", "--show-error", "-X", method, "-H", "X-Parse-Application-Id: app", "-H",
-            "Content-Type: application/json", "--dump-header", "/dev/stderr", "--write-out", "\n%{http_code}",
-        ]
-        if master { arguments += ["-H", "X-Parse-Master-Key: master"] }
-        if let body { arguments += ["--data", body] }
-        let result = try await ChildProcess.run("curl", arguments + [services.parse.url + path])
-        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
-        let status = Int(lines.last ?? "") ?? 0
-        let text = lines.dropLast().joined(separator: "\n")
-        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return (status, json, result.standardError)
-    }
-
+@Suite struct FakeParseServerTests: ParseServing {
     @Test func anInstallationIsUpsertedByInstallationId() async throws {
         let services = try await start()
         let token = String(repeating: "AB", count: 32)
