@@ -19,6 +19,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Where the services keep their state (credentials, SQLite).")
     var stateDir = ".harness/serve"
 
+    @Flag(
+        help: "Start Parse from empty: delete the installations and push statuses kept in the state dir's parse.sqlite."
+    )
+    var fresh = false
+
     @Option(help: "The topic (bundle id) printed in the endpoints file.")
     var topic = "com.razeware.NASA-TV"
 
@@ -78,10 +83,17 @@ struct Serve: AsyncParsableCommand {
         // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
         // long as the services run.
         let timeline = Timeline(retention: 10_000)
+        let state = URL(fileURLWithPath: stateDir).standardizedFileURL
+        if fresh {
+            // SQLite's WAL mode keeps the database in three files; all go.
+            for suffix in ["", "-wal", "-shm"] {
+                try? FileManager.default.removeItem(at: state.appendingPathComponent("parse.sqlite" + suffix))
+            }
+        }
         let stack: ServiceStack
         do {
             stack = try await ServiceStack.start(
-                services: configuration.services, stateDirectory: URL(fileURLWithPath: stateDir).standardizedFileURL,
+                services: configuration.services, stateDirectory: state,
                 timeline: timeline, logger: options.logger, gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
             fail(ServiceStack.describe(error), code: 2)
