@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOSSL
+import ParseModel
 
 /// Parse's push adapter: sends each notification to APNs over HTTP/2 and TLS with a provider token
 /// (ES256 JWT), refreshed every 50 minutes as Apple asks (not more often than every 20, not older than 60).
@@ -11,16 +12,6 @@ final class APNsProvider: Sendable {
         var status: Int
         var apnsId: String?
         var reason: String?
-    }
-
-    struct Notification: Sendable {
-        var deviceToken: String
-        var topic: String
-        var pushType: String
-        var priority: Int
-        var expiration: Int?
-        var collapseId: String?
-        var payload: Data
     }
 
     private let configuration: APNsProviderConfiguration
@@ -51,18 +42,18 @@ final class APNsProvider: Sendable {
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
     }
 
-    func send(_ notification: Notification) async throws -> Outcome {
+    func send(_ notification: ApplePush) async throws -> Outcome {
         var request = HTTPClientRequest(url: configuration.url + "/3/device/" + notification.deviceToken)
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + (try providerToken()))
         request.headers.add(name: "apns-topic", value: notification.topic)
         request.headers.add(name: "apns-push-type", value: notification.pushType)
-        request.headers.add(name: "apns-priority", value: "\(notification.priority)")
+        request.headers.add(name: "apns-priority", value: notification.priority)
         if let expiration = notification.expiration {
             request.headers.add(name: "apns-expiration", value: "\(expiration)")
         }
         if let collapseId = notification.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
-        request.body = .bytes(ByteBuffer(bytes: notification.payload))
+        request.body = .bytes(ByteBuffer(string: notification.payload.jsonString()))
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 * 1024)
         let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?[

@@ -4,8 +4,8 @@ import ParseModel
 
 /// FakeParse's reading of requests, reachable by the fuzzer (`Sources/HarnessFuzzer`): a call's
 /// envelope and route, a `where` query against a few installations with a find's options, the
-/// installation dedupe rules and field operations, a push's expiration and payload with its badge, from
-/// any JSON a client sends.
+/// installation dedupe rules and field operations, and a push's times, badge and payload, from any JSON a
+/// client sends.
 @_spi(Fuzzing) public enum FakeParseFuzzing {
     static let installations: [[String: JSONValue]] = [
         [
@@ -32,13 +32,8 @@ import ParseModel
             _ = try? write.resolve(found: installations)
             for installation in installations { _ = changes.applied(to: installation) }
         }
-        _ = try? PushTimes.expiration(object, now: 1_700_000_000)
-        guard case .object(let data)? = object["data"] else { return }
-        let payload = PushPayload(
-            data: (try? JSONSerialization.jsonObject(with: ParseJSON.encode(.object(data)))) as? [String: Any] ?? [:])
-        for installation in targets {
-            _ = payload.json(badge: PushSender.incremented(PushSender.badge(installation["badge"])))
-        }
-        _ = payload.json(badge: nil)
+        guard let push = try? PushRequest(body: object, now: 1_700_000_000) else { return }
+        let template = ApplePushTemplate(data: push.data, badgePerInstallation: push.badge != nil)
+        for installation in targets { _ = template.push(for: installation, expiration: push.expiration) }
     }
 }

@@ -19,6 +19,9 @@ public struct FakeParseConfiguration: Sendable {
     /// Records every exchange into this cassette (`app→parse`, and `backend→parse` for `/push`).
     public var recorder: CassetteRecorder?
     public var apns: APNsProviderConfiguration
+    /// Forget the device token of installations APNs answers `Unregistered` (410) or `BadDeviceToken`,
+    /// as Parse Server does with `PARSE_SERVER_CLEANUP_INVALID_INSTALLATIONS` (off there by default too).
+    public var cleanupInvalidInstallations = false
 
     public init(databasePath: String, apns: APNsProviderConfiguration) {
         self.databasePath = databasePath

@@ -31,7 +31,9 @@ public final class FakeParseServer: Service, Sendable {
             throw ParseConfigurationError("cannot open the Parse database \(configuration.databasePath): \(error)")
         }
         let provider = try APNsProvider(configuration: configuration.apns)
-        let pushes = PushSender(store: store, provider: provider, timeline: timeline)
+        let pushes = PushSender(
+            store: store, provider: provider, timeline: timeline,
+            cleansDeadTokens: configuration.cleanupInvalidInstallations)
         let routes = ParseRoutes(configuration: configuration, store: store, pushes: pushes, timeline: timeline)
         let router = Router()
         let origin = LockedState("http://\(configuration.host):\(configuration.port)")
@@ -67,6 +69,7 @@ public final class FakeParseServer: Service, Sendable {
     /// Serves until graceful shutdown or cancellation; then lets open requests and pushes in flight
     /// finish, and closes the APNs connection.
     public func run() async throws {
+        pushes.resumeScheduled()
         do {
             try await listener.run()
         } catch {

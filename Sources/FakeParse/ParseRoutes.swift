@@ -55,8 +55,7 @@ struct ParseRoutes: Sendable {
         let body = buffer.readableBytes == 0 ? nil : try ParseJSON.decode(Data(buffer.readableBytesView))
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
-        var query: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        let query = ParseRequest.formDecoded(request.uri.query ?? "")
         let path = request.uri.path.split(separator: "/").dropFirst().map(String.init)
         return try ParseRequest(
             method: request.method.rawValue, path: path, headers: headers, query: query, body: body)
@@ -81,7 +80,7 @@ struct ParseRoutes: Sendable {
             if let count { body["count"] = .number(Double(count)) }
             return ParseReply(body: .object(body))
         case .get(let parseClass, let id):
-            if parseClass == .pushStatus, !isMaster { throw .forbidden("get", on: parseClass.collectionName) }
+            if parseClass != .installation, !isMaster { throw .forbidden("get", on: parseClass.collectionName) }
             let options = try FindOptions.forGet(parameters: request.fields)
             guard let object = store.get(parseClass, id) else { throw .objectNotFound }
             return ParseReply(body: .object(options.project(object)))
@@ -99,9 +98,11 @@ struct ParseRoutes: Sendable {
             }
             guard deleted else { throw .objectNotFound }
             return ParseReply(body: [:])
-        case .create(.pushStatus), .update(.pushStatus, _):
-            guard isMaster else { throw .forbidden(request.method == .post ? "create" : "update", on: "_PushStatus") }
-            throw ParseFailure(code: 119, "FakeParse writes _PushStatus itself; POST /parse/push makes one")
+        case .create(let parseClass), .update(let parseClass, _):
+            let operation = request.method == .post ? "create" : "update"
+            guard isMaster else { throw .forbidden(operation, on: parseClass.collectionName) }
+            throw ParseFailure(
+                code: 119, "FakeParse writes \(parseClass.rawValue) itself; POST /parse/push makes a push and its rows")
         case .push:
             guard isMaster else { throw .masterKeyRequired }
             return try push(request)
@@ -142,25 +143,7 @@ struct ParseRoutes: Sendable {
     }
 
     private func push(_ request: ParseRequest) throws(ParseFailure) -> ParseReply {
-        let object = request.fields
-        let channels = object["channels"]
-        let whereClause = object["where"]
-        if channels != nil, whereClause != nil {
-            throw .pushMisconfigured("Channels and query can not be set at the same time.")
-        }
-        let query: ParseQuery
-        switch (channels, whereClause) {
-        case (.array(let names)?, _): query = try ParseQuery(where: ["channels": ["$in": .array(names)]])
-        case (_, let clause?): query = try ParseQuery(whereJSON: clause)
-        case (.some, nil): throw .pushMisconfigured("channels must be an array of channel names")
-        case (nil, nil): throw .pushMisconfigured(#"Sending a push requires either "channels" or a "where" query."#)
-        }
-        guard case .object(let data)? = object["data"] else {
-            throw .pushMisconfigured("A push needs a 'data' object.")
-        }
-        let expiration = try PushTimes.expiration(object, now: Date().timeIntervalSince1970)
-        let statusId = try pushes.start(
-            query: query, data: data, expiration: expiration, rawBody: JSONValue.object(object).jsonString())
+        let statusId = try pushes.start(body: request.fields)
         return ParseReply(body: ["result": true], headers: [("X-Parse-Push-Status-Id", statusId)])
     }
 

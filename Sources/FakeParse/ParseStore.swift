@@ -18,8 +18,10 @@ final class ParseStore: Sendable {
 
     /// The rows in memory, in the order they were first stored, with the column types learnt so far.
     struct Tables {
-        var rows: [ParseClass: [String: Row]] = [.installation: [:], .pushStatus: [:]]
-        var columns: [ParseClass: [String: String]] = [.installation: InstallationSchema.columns, .pushStatus: [:]]
+        var rows: [ParseClass: [String: Row]] = [.installation: [:], .pushStatus: [:], .pushOutcome: [:]]
+        var columns: [ParseClass: [String: String]] = [
+            .installation: InstallationSchema.columns, .pushStatus: [:], .pushOutcome: [:],
+        ]
         var nextSequence = 0
 
         struct Row {
@@ -66,16 +68,23 @@ final class ParseStore: Sendable {
                 table.column("object", .text).notNull()
             }
         }
+        migrator.registerMigration("v2: per-device push outcomes") { db in
+            try db.create(table: "pushOutcome") { table in
+                table.primaryKey("objectId", .text)
+                table.column("pushStatusId", .text).indexed()
+                table.column("object", .text).notNull()
+            }
+        }
         try migrator.migrate(database)
         let loaded = try database.read { db in
-            (
-                try String.fetchAll(db, sql: "SELECT object FROM installation ORDER BY rowid"),
-                try String.fetchAll(db, sql: "SELECT object FROM pushStatus ORDER BY rowid")
-            )
+            try ParseClass.allCases.map { parseClass in
+                (parseClass, try String.fetchAll(db, sql: "SELECT object FROM \(parseClass.table) ORDER BY rowid"))
+            }
         }
         tables.withLock { tables in
-            for text in loaded.0 { if let object = Self.decode(text) { tables.put(.installation, object) } }
-            for text in loaded.1 { if let object = Self.decode(text) { tables.put(.pushStatus, object) } }
+            for (parseClass, texts) in loaded {
+                for text in texts { if let object = Self.decode(text) { tables.put(parseClass, object) } }
+            }
         }
     }
 
@@ -187,11 +196,17 @@ final class ParseStore: Sendable {
         }
     }
 
-    /// Stores a whole object (a `_PushStatus` as it moves along).
-    func save(_ parseClass: ParseClass, _ object: Object) throws {
+    /// Stores whole objects (a `_PushStatus` as it moves along, a batch's outcomes), in one transaction.
+    func save(_ parseClass: ParseClass, _ objects: Object...) throws {
+        try save(parseClass, objects)
+    }
+
+    func save(_ parseClass: ParseClass, _ objects: [Object]) throws {
         try database.write { db in
-            try Self.put(parseClass, object, in: db)
-            db.afterNextTransaction { _ in self.tables.withLock { $0.put(parseClass, object) } }
+            for object in objects { try Self.put(parseClass, object, in: db) }
+            db.afterNextTransaction { _ in
+                self.tables.withLock { tables in for object in objects { tables.put(parseClass, object) } }
+            }
         }
     }
 
@@ -216,6 +231,10 @@ final class ParseStore: Sendable {
                     ON CONFLICT(objectId) DO UPDATE SET object = excluded.object
                     """,
                 arguments: [object["objectId"]?.stringValue, text])
+        case .pushOutcome:
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO pushOutcome (objectId, pushStatusId, object) VALUES (?, ?, ?)",
+                arguments: [object["objectId"]?.stringValue, object["pushStatusId"]?.stringValue, text])
         }
     }
 
@@ -225,7 +244,13 @@ final class ParseStore: Sendable {
 }
 
 extension ParseClass {
-    var table: String { self == .installation ? "installation" : "pushStatus" }
+    var table: String {
+        switch self {
+        case .installation: "installation"
+        case .pushStatus: "pushStatus"
+        case .pushOutcome: "pushOutcome"
+        }
+    }
 }
 
 /// Parse's object ids: 10 random alphanumerics.

@@ -52,6 +52,7 @@ extension ConfigurationLoader {
             "clientKey": { $1.clientKey = try $0.string() },
             "restAPIKey": { $1.restAPIKey = try $0.string() },
             "masterKey": { $1.masterKey = try $0.string() },
+            "cleanupInvalidInstallations": { $1.cleanupInvalidInstallations = try $0.bool() },
         ])
     }
 

@@ -74,9 +74,16 @@ public enum EventCatalogue {
                 optional: ["status", "reason", "error"],
                 meaning: "A push to one installation failed: APNs refused it (`status`, `reason`) or failed (`error`)."),
             EventSpec(
+                kind: .parsePushScheduled, source: "parse", attributes: ["pushStatusId", "pushTime"],
+                meaning:
+                    "FakeParse will send the push at `pushTime` (`push_time`); its `_PushStatus` is `scheduled` until then."
+            ),
+            EventSpec(
                 kind: .parsePushStatus, source: "parse",
-                attributes: ["pushStatusId", "status", "numSent", "numFailed"],
-                meaning: "Every installation was tried; the push's `_PushStatus` (`status`: succeeded or failed)."),
+                attributes: ["pushStatusId", "status", "numSent", "numFailed"], optional: ["errorMessage"],
+                meaning:
+                    "The push is done: `succeeded` once every installation was tried (the counts say how many APNs took), or `failed` (`errorMessage`) when it could not be sent at all, such as expired before its time."
+            ),
 
             // apns
             EventSpec(

@@ -35,6 +35,7 @@ extension EventKind {
     public static let parsePushFailed: EventKind = "parse.push.failed"
     /// The push's `_PushStatus` once every installation was tried (`status`, `numSent`, `numFailed`).
     public static let parsePushStatus: EventKind = "parse.push.status"
+    public static let parsePushScheduled: EventKind = "parse.push.scheduled"
 
     // FakeAPNs
     public static let apnsDeviceRegistered: EventKind = "apns.device.registered"

@@ -1,4 +1,5 @@
 import DeviceProtocol
+import Foundation
 
 /// One REST call as Parse Server understands it, after its middlewares: the method (a POST with
 /// `_method` in its body is re-dispatched as that method, as the JS SDK, the iOS SDK and the dashboard
@@ -52,6 +53,21 @@ public struct ParseRequest: Sendable {
         self.method = method
         self.fields = fields
         route = try ParseRoute(method: method, path: path)
+    }
+
+    /// A query string's parameters as a browser's form encoding and Express read them: `+` is a space,
+    /// `%XX` a byte; a key given twice keeps its last value.
+    public static func formDecoded(_ query: String) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            parameters[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return parameters
     }
 
     /// A query-string value: JSON when it parses as JSON (`where={…}`, `count=1`), else the text.
@@ -177,9 +193,11 @@ public enum ParseRoute: Equatable, Sendable {
 }
 
 /// The classes FakeParse keeps.
-public enum ParseClass: String, Sendable {
+public enum ParseClass: String, Sendable, CaseIterable {
     case installation = "_Installation"
     case pushStatus = "_PushStatus"
+    /// FakeParse's own: what became of each device a push went to (read-only, master key).
+    case pushOutcome = "_PushOutcome"
 
     /// How Parse Server names the class in its 119 texts.
     public var collectionName: String { self == .installation ? "installation" : rawValue }

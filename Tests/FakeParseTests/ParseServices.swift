@@ -24,7 +24,7 @@ protocol ParseServing {}
 extension ParseServing {
     func start(
         directory: URL? = nil, apns existing: FakeAPNsServer? = nil, timeline: Timeline = Timeline(),
-        limits: HTTPLimits = HTTPLimits()
+        limits: HTTPLimits = HTTPLimits(), cleanupInvalidInstallations: Bool = false
     ) async throws -> ParseServices {
         let directory = try directory ?? PackagePaths.temporaryDirectory()
         var apnsConfiguration = FakeAPNsConfiguration(credentialsDirectory: directory.appendingPathComponent("apns"))
@@ -44,6 +44,7 @@ extension ParseServing {
         configuration.masterKey = "master"
         configuration.applicationId = "app"
         configuration.limits = limits
+        configuration.cleanupInvalidInstallations = cleanupInvalidInstallations
         let parse = try await FakeParseServer.start(configuration: configuration, timeline: timeline)
         return ParseServices(apns: apns, parse: parse, timeline: timeline, directory: directory)
     }

@@ -68,6 +68,12 @@ import Testing
         #expect(read.fields == ["where": ["badge": 1], "count": 1, "order": "-createdAt"])
     }
 
+    @Test func queryStringsAreFormDecoded() {
+        #expect(
+            ParseRequest.formDecoded("where=%7B%22a%22%3A+%22b+c%22%7D&count=1&keys=&x=%ZZ")
+                == ["where": #"{"a": "b c"}"#, "count": "1", "keys": "", "x": "%ZZ"])
+    }
+
     @Test func aBodyThatIsNotAnObjectIsRefused() {
         #expect(throws: ParseFailure(code: 107, "the body must be a JSON object, not Array")) {
             try request("POST", "installations", body: [1, 2])
