@@ -1,6 +1,7 @@
 """The checks list the Parse conformance scripts fill and print: each check a name, whether it held
 and what was seen."""
 import json
+import time
 import traceback
 
 checks = []
@@ -21,3 +22,21 @@ def step(name, function):
 
 def report():
     print(json.dumps({"checks": checks}))
+
+
+def until_done(fetch, is_done, seconds=30.0):
+    """Fetches a push's status until is_done says it has ended (the server moves it along on its own
+    time), or until seconds have passed; returns the last fetched."""
+    deadline = time.monotonic() + seconds
+    while True:
+        fetched = fetch()
+        if is_done(fetched) or time.monotonic() > deadline:
+            return fetched
+        time.sleep(0.1)
+
+
+def decoded(text):
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return text

@@ -23,10 +23,9 @@ import http.client
 import json
 import os
 import sys
-import time
 import urllib.parse
 
-from parse_checks import check, checks, step  # noqa: E402
+from parse_checks import check, checks, decoded, step, until_done  # noqa: E402
 import uuid
 
 BASE_URL, APP_ID, MASTER_KEY, DEVICE_TOKEN, APP_IDENTIFIER = sys.argv[1:6]
@@ -96,21 +95,11 @@ def newest_push_statuses(limit=5):
 
 def wait_for(status_id, seconds=30.0):
     """The _PushStatus row, polled (master key) until it has succeeded or failed, or the time is up."""
-    deadline = time.monotonic() + seconds
-    while True:
-        status, body = master_call("GET", "/classes/_PushStatus/" + status_id)
-        if status != 200 or not isinstance(body, dict) or body.get("status") in ("succeeded", "failed"):
-            return body
-        if time.monotonic() > deadline:
-            return body
-        time.sleep(0.1)
-
-
-def decoded(text):
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
+    status, body = until_done(
+        lambda: master_call("GET", "/classes/_PushStatus/" + status_id),
+        lambda reply: reply[0] != 200 or not isinstance(reply[1], dict)
+        or reply[1].get("status") in ("succeeded", "failed"), seconds)
+    return body
 
 
 def pushed(name, send, query, payload, sent):

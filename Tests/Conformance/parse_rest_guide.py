@@ -28,7 +28,7 @@ import sys
 import time
 import urllib.parse
 
-from parse_checks import check, checks, step  # noqa: E402
+from parse_checks import check, checks, decoded, step, until_done  # noqa: E402
 
 BASE_URL, APP_ID, MASTER_KEY, DEVICE_TOKEN, APP_IDENTIFIER = sys.argv[1:6]
 REST_API_KEY = sys.argv[6] if len(sys.argv) > 6 else "rest-api-key"
@@ -95,23 +95,12 @@ def get_installation(object_id):
 
 def push_status(status_id, wait=True, seconds=30.0):
     """The _PushStatus row (master key); with wait, polled until it is succeeded or failed."""
-    deadline = time.monotonic() + seconds
-    while True:
-        reply = call("GET", "/classes/_PushStatus/" + status_id, key="master")
-        if not wait or reply.status != 200 or not isinstance(reply.body, dict):
-            return reply
-        if reply.fields.get("status") in ("succeeded", "failed"):
-            return reply
-        if time.monotonic() > deadline:
-            return reply
-        time.sleep(0.1)
-
-
-def decoded(text):
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return text
+    fetch = lambda: call("GET", "/classes/_PushStatus/" + status_id, key="master")  # noqa: E731
+    if not wait:
+        return fetch()
+    return until_done(
+        fetch, lambda reply: reply.status != 200 or not isinstance(reply.body, dict)
+        or reply.fields.get("status") in ("succeeded", "failed"), seconds)
 
 
 def push(name, body, sent=None, failed=0, query=None, wait=True):
