@@ -43,10 +43,15 @@ final class APNsProvider: Sendable {
     }
 
     func send(_ notification: ApplePush) async throws -> Outcome {
-        var request = HTTPClientRequest(url: configuration.url + "/3/device/" + notification.deviceToken)
+        // The token is the client's text: escaped, so that it can only ever be one path segment.
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove(charactersIn: "/?#%;")
+        let token = notification.deviceToken.addingPercentEncoding(withAllowedCharacters: segment) ?? ""
+        var request = HTTPClientRequest(url: configuration.url + "/3/device/" + token)
         request.method = .POST
         request.headers.add(name: "authorization", value: "bearer " + (try providerToken()))
-        request.headers.add(name: "apns-topic", value: notification.topic)
+        // An installation without an appIdentifier sends no topic; APNs answers for it (MissingTopic).
+        if !notification.topic.isEmpty { request.headers.add(name: "apns-topic", value: notification.topic) }
         request.headers.add(name: "apns-push-type", value: notification.pushType)
         request.headers.add(name: "apns-priority", value: notification.priority)
         if let expiration = notification.expiration {

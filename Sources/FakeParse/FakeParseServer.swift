@@ -69,7 +69,7 @@ public final class FakeParseServer: Service, Sendable {
     /// Serves until graceful shutdown or cancellation; then lets open requests and pushes in flight
     /// finish, and closes the APNs connection.
     public func run() async throws {
-        pushes.resumeScheduled()
+        await pushes.resume()
         do {
             try await listener.run()
         } catch {

@@ -55,6 +55,8 @@ struct ParseRoutes: Sendable {
         let body = buffer.readableBytes == 0 ? nil : try ParseJSON.decode(Data(buffer.readableBytesView))
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
+        // HTTP/1.1's Host arrives as the request's authority, not among its fields.
+        if let authority = request.head.authority { headers["host"] = authority }
         let query = ParseRequest.formDecoded(request.uri.query ?? "")
         let path = request.uri.path.split(separator: "/").dropFirst().map(String.init)
         return try ParseRequest(
@@ -64,11 +66,10 @@ struct ParseRoutes: Sendable {
     /// Answers one call (and each of a batch's).
     func dispatch(_ request: ParseRequest) async throws(ParseFailure) -> ParseReply {
         if request.route == .health { return ParseReply(body: ["status": "ok"]) }
-        let access = try keyring.access(request.credentials)
-        let isMaster = access == .master
+        let isMaster = try keyring.access(request.credentials) == .master
         switch request.route {
         case .health:
-            return ParseReply(body: ["status": "ok"])
+            return ParseReply(body: ["status": "ok"])  // answered above, without keys
         case .serverInfo:
             guard isMaster else { throw .masterKeyRequired }
             return ParseReply(body: Self.serverInfo)
@@ -85,14 +86,14 @@ struct ParseRoutes: Sendable {
             guard let object = store.get(parseClass, id) else { throw .objectNotFound }
             return ParseReply(body: .object(options.project(object)))
         case .create(.installation):
-            return try save(request, objectId: nil, isMaster: isMaster)
+            return try await save(request, objectId: nil, isMaster: isMaster)
         case .update(.installation, let id):
-            return try save(request, objectId: id, isMaster: isMaster)
+            return try await save(request, objectId: id, isMaster: isMaster)
         case .delete(let parseClass, let id):
             guard isMaster else { throw .forbidden("delete", on: parseClass.collectionName) }
             let deleted: Bool
             do {
-                deleted = try store.delete(parseClass, id)
+                deleted = try await store.delete(parseClass, id)
             } catch {
                 throw ParseFailure(code: 1, "the database refused the delete: \(error)")
             }
@@ -105,13 +106,15 @@ struct ParseRoutes: Sendable {
                 code: 119, "FakeParse writes \(parseClass.rawValue) itself; POST /parse/push makes a push and its rows")
         case .push:
             guard isMaster else { throw .masterKeyRequired }
-            return try push(request)
+            return try await push(request)
         case .batch:
             return try await batch(request)
         }
     }
 
-    private func save(_ request: ParseRequest, objectId: String?, isMaster: Bool) throws(ParseFailure) -> ParseReply {
+    private func save(_ request: ParseRequest, objectId: String?, isMaster: Bool) async throws(ParseFailure)
+        -> ParseReply
+    {
         if objectId == nil, request.fields["objectId"] != nil {
             throw ParseFailure(code: 105, "objectId is an invalid field name.")
         }
@@ -119,7 +122,7 @@ struct ParseRoutes: Sendable {
             objectId: objectId, data: request.fields, headerInstallationId: request.credentials.installationId,
             isMaster: isMaster)
         let changes = try ObjectChanges(body: write.data)
-        let written = try store.write(write, changes)
+        let written = try await store.write(write, changes)
         let object = written.object
         timeline.publish(
             .parseInstallationSaved, source: "parse",
@@ -142,8 +145,8 @@ struct ParseRoutes: Sendable {
             headers: [("Location", "http://\(host)/parse/classes/_Installation/\(id)")])
     }
 
-    private func push(_ request: ParseRequest) throws(ParseFailure) -> ParseReply {
-        let statusId = try pushes.start(body: request.fields)
+    private func push(_ request: ParseRequest) async throws(ParseFailure) -> ParseReply {
+        let statusId = try await pushes.start(body: request.fields)
         return ParseReply(body: ["result": true], headers: [("X-Parse-Push-Status-Id", statusId)])
     }
 

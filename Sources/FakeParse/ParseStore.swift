@@ -18,7 +18,11 @@ final class ParseStore: Sendable {
 
     /// The rows in memory, in the order they were first stored, with the column types learnt so far.
     struct Tables {
-        var rows: [ParseClass: [String: Row]] = [.installation: [:], .pushStatus: [:], .pushOutcome: [:]]
+        // A stored property per class, so that a change is made in place (a dictionary of dictionaries
+        // would copy the inner one on each change).
+        private var installations: [String: Row] = [:]
+        private var pushStatuses: [String: Row] = [:]
+        private var pushOutcomes: [String: Row] = [:]
         var columns: [ParseClass: [String: String]] = [
             .installation: InstallationSchema.columns, .pushStatus: [:], .pushOutcome: [:],
         ]
@@ -29,19 +33,77 @@ final class ParseStore: Sendable {
             var object: Object
         }
 
+        /// Installations by the fields their writes look them up by: value → objectIds.
+        var byInstallationId: [String: Set<String>] = [:]
+        var byDeviceToken: [String: Set<String>] = [:]
+
+        func rows(_ parseClass: ParseClass) -> [String: Row] {
+            switch parseClass {
+            case .installation: installations
+            case .pushStatus: pushStatuses
+            case .pushOutcome: pushOutcomes
+            }
+        }
+
+        private mutating func changeRows<T>(_ parseClass: ParseClass, _ change: (inout [String: Row]) -> T) -> T {
+            switch parseClass {
+            case .installation: change(&installations)
+            case .pushStatus: change(&pushStatuses)
+            case .pushOutcome: change(&pushOutcomes)
+            }
+        }
+
+        func object(_ parseClass: ParseClass, _ id: String) -> Object? { rows(parseClass)[id]?.object }
+
         func objects(_ parseClass: ParseClass) -> [Object] {
-            (rows[parseClass] ?? [:]).values.sorted { $0.sequence < $1.sequence }.map(\.object)
+            rows(parseClass).values.sorted { $0.sequence < $1.sequence }.map(\.object)
+        }
+
+        /// The installations with any of these values, in the order they were stored: what a write's
+        /// lookup (or a token's clean-up) can match, found without reading every row.
+        func installations(objectId: String? = nil, installationId: String? = nil, deviceToken: String? = nil)
+            -> [Object]
+        {
+            var ids = Set(objectId.map { [$0] } ?? [])
+            if let installationId { ids.formUnion(byInstallationId[installationId] ?? []) }
+            if let deviceToken { ids.formUnion(byDeviceToken[deviceToken] ?? []) }
+            return ids.compactMap { installations[$0] }.sorted { $0.sequence < $1.sequence }.map(\.object)
         }
 
         mutating func put(_ parseClass: ParseClass, _ object: Object) {
             guard let id = object["objectId"]?.stringValue else { return }
-            if rows[parseClass]?[id] != nil {
-                rows[parseClass]?[id]?.object = object
+            if let existing = rows(parseClass)[id] {
+                unindex(parseClass, existing.object)
+                changeRows(parseClass) { $0[id]?.object = object }
             } else {
-                rows[parseClass]?[id] = Row(sequence: nextSequence, object: object)
+                let sequence = nextSequence
+                changeRows(parseClass) { $0[id] = Row(sequence: sequence, object: object) }
                 nextSequence += 1
             }
+            index(parseClass, object)
             learn(parseClass, object)
+        }
+
+        mutating func remove(_ parseClass: ParseClass, _ id: String) {
+            guard let existing = changeRows(parseClass, { $0.removeValue(forKey: id) }) else { return }
+            unindex(parseClass, existing.object)
+        }
+
+        private mutating func index(_ parseClass: ParseClass, _ object: Object) {
+            guard parseClass == .installation, let id = object["objectId"]?.stringValue else { return }
+            if let value = object["installationId"]?.stringValue { byInstallationId[value, default: []].insert(id) }
+            if let value = object["deviceToken"]?.stringValue { byDeviceToken[value, default: []].insert(id) }
+        }
+
+        private mutating func unindex(_ parseClass: ParseClass, _ object: Object) {
+            guard parseClass == .installation, let id = object["objectId"]?.stringValue else { return }
+            if let value = object["installationId"]?.stringValue { Self.remove(id, at: value, from: &byInstallationId) }
+            if let value = object["deviceToken"]?.stringValue { Self.remove(id, at: value, from: &byDeviceToken) }
+        }
+
+        private static func remove(_ id: String, at value: String, from index: inout [String: Set<String>]) {
+            index[value]?.remove(id)
+            if index[value]?.isEmpty == true { index[value] = nil }
         }
 
         mutating func learn(_ parseClass: ParseClass, _ object: Object) {
@@ -95,7 +157,7 @@ final class ParseStore: Sendable {
     }
 
     func get(_ parseClass: ParseClass, _ objectId: String) -> Object? {
-        tables.withLock { $0.rows[parseClass]?[objectId]?.object }
+        tables.withLock { $0.object(parseClass, objectId) }
     }
 
     func objects(_ parseClass: ParseClass, matching query: ParseQuery) -> [Object] {
@@ -114,12 +176,17 @@ final class ParseStore: Sendable {
 
     /// Writes an installation as Parse Server would: looks up the rows the dedupe rules need, decides,
     /// checks the changes against the columns, deletes the duplicates and writes, in one transaction.
-    func write(_ write: InstallationWrite, _ changes: ObjectChanges) throws(ParseFailure) -> Written {
+    func write(_ write: InstallationWrite, _ changes: ObjectChanges) async throws(ParseFailure) -> Written {
         do {
-            return try database.write { db in
+            return try await database.write { db in
                 let (found, columns) = tables.withLock { tables in
                     (
-                        write.lookup.map { query in tables.objects(.installation).filter(query.matches) } ?? [],
+                        write.lookup.map { query in
+                            tables.installations(
+                                objectId: write.objectId, installationId: write.installationId,
+                                deviceToken: write.deviceToken
+                            ).filter(query.matches)
+                        } ?? [],
                         tables.columns[.installation] ?? [:]
                     )
                 }
@@ -141,7 +208,13 @@ final class ParseStore: Sendable {
                 var deleted: [String] = []
                 for deletion in resolution.deletions {
                     let query = try ParseQuery(where: deletion.query)
-                    for row in objects(.installation, matching: query) {
+                    let candidates = tables.withLock { tables in
+                        switch deletion {
+                        case .object(let id): tables.installations(objectId: id)
+                        case .sharingToken(let token, _, _, _): tables.installations(deviceToken: token)
+                        }
+                    }
+                    for row in candidates.filter(query.matches) {
                         guard let id = row["objectId"]?.stringValue, id != resolution.updating else { continue }
                         try db.execute(sql: "DELETE FROM installation WHERE objectId = ?", arguments: [id])
                         deleted.append(id)
@@ -151,7 +224,7 @@ final class ParseStore: Sendable {
                 let committed = (object: object, deleted: deleted)
                 db.afterNextTransaction { _ in
                     self.tables.withLock { tables in
-                        for id in committed.deleted { tables.rows[.installation]?[id] = nil }
+                        for id in committed.deleted { tables.remove(.installation, id) }
                         tables.put(.installation, committed.object)
                     }
                 }
@@ -165,11 +238,14 @@ final class ParseStore: Sendable {
         }
     }
 
-    /// Applies `changes` to every row of `parseClass` matching `query`, in one transaction; returns the
-    /// rows as written.
+    /// Applies `changes` to every row of `parseClass` matching `query`, and saves `others` (a push's
+    /// status that says the change is made), in one transaction; returns the rows as written.
     @discardableResult
-    func update(_ parseClass: ParseClass, matching query: ParseQuery, _ changes: ObjectChanges) throws -> [Object] {
-        try database.write { db in
+    func update(
+        _ parseClass: ParseClass, matching query: ParseQuery, _ changes: ObjectChanges, saving others: [Object] = [],
+        in othersClass: ParseClass = .pushStatus
+    ) async throws -> [Object] {
+        try await database.write { db in
             let now = ParseDate.now()
             let written = objects(parseClass, matching: query).map { row in
                 var object = changes.applied(to: row).object
@@ -177,32 +253,36 @@ final class ParseStore: Sendable {
                 return object
             }
             for object in written { try Self.put(parseClass, object, in: db) }
+            for object in others { try Self.put(othersClass, object, in: db) }
             db.afterNextTransaction { _ in
-                self.tables.withLock { tables in for object in written { tables.put(parseClass, object) } }
+                self.tables.withLock { tables in
+                    for object in written { tables.put(parseClass, object) }
+                    for object in others { tables.put(othersClass, object) }
+                }
             }
             return written
         }
     }
 
     /// Deletes a row; false when there was none.
-    func delete(_ parseClass: ParseClass, _ objectId: String) throws -> Bool {
-        try database.write { db in
+    func delete(_ parseClass: ParseClass, _ objectId: String) async throws -> Bool {
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM \(parseClass.table) WHERE objectId = ?", arguments: [objectId])
             let deleted = db.changesCount > 0
             db.afterNextTransaction { _ in
-                self.tables.withLock { _ = $0.rows[parseClass]?.removeValue(forKey: objectId) }
+                self.tables.withLock { $0.remove(parseClass, objectId) }
             }
             return deleted
         }
     }
 
     /// Stores whole objects (a `_PushStatus` as it moves along, a batch's outcomes), in one transaction.
-    func save(_ parseClass: ParseClass, _ objects: Object...) throws {
-        try save(parseClass, objects)
+    func save(_ parseClass: ParseClass, _ objects: Object...) async throws {
+        try await save(parseClass, objects)
     }
 
-    func save(_ parseClass: ParseClass, _ objects: [Object]) throws {
-        try database.write { db in
+    func save(_ parseClass: ParseClass, _ objects: [Object]) async throws {
+        try await database.write { db in
             for object in objects { try Self.put(parseClass, object, in: db) }
             db.afterNextTransaction { _ in
                 self.tables.withLock { tables in for object in objects { tables.put(parseClass, object) } }

@@ -24,7 +24,7 @@ final class PushSender: Sendable {
     }
 
     /// Records the push and starts (or schedules) it; returns the `_PushStatus` id.
-    func start(body: [String: JSONValue]) throws(ParseFailure) -> String {
+    func start(body: [String: JSONValue]) async throws(ParseFailure) -> String {
         let now = Date()
         let request = try PushRequest(body: body, now: now.timeIntervalSince1970)
         let statusId = ParseObjectId.make()
@@ -32,7 +32,7 @@ final class PushSender: Sendable {
         let status = PushStatusRecord.initial(
             id: statusId, request: request, body: body, now: ParseDate.string(now), pushTime: pushTime)
         do {
-            try store.save(.pushStatus, status)
+            try await store.save(.pushStatus, status)
         } catch {
             throw ParseFailure(code: 1, "the database refused the push status: \(error)")
         }
@@ -50,18 +50,26 @@ final class PushSender: Sendable {
         return statusId
     }
 
-    /// Schedules the pushes a previous run left `scheduled`.
-    func resumeScheduled() {
-        let query = try? ParseQuery(where: ["status": "scheduled"])
+    /// Picks up what a previous run left: a `scheduled` push is scheduled again; one left `pending` or
+    /// `running` (the process ended while it was being sent) is marked `failed`, as its devices may or
+    /// may not have had it and sending it twice would be worse.
+    func resume() async {
+        let query = try? ParseQuery(where: ["status": ["$in": ["scheduled", "pending", "running"]]])
         for status in query.map({ store.objects(.pushStatus, matching: $0) }) ?? [] {
             guard let id = status["objectId"]?.stringValue else { continue }
+            guard status["status"] == "scheduled" else {
+                await finish(id, PushStatusRecord.failed(status, message: Self.interrupted, now: ParseDate.now()))
+                continue
+            }
             do {
                 run(id, try PushRequest(status: status))
             } catch {
-                finish(id, PushStatusRecord.failed(status, message: error.message, now: ParseDate.now()))
+                await finish(id, PushStatusRecord.failed(status, message: error.message, now: ParseDate.now()))
             }
         }
     }
+
+    static let interrupted = "FakeParse stopped while the push was being sent; it was not resumed"
 
     private func run(_ statusId: String, _ request: PushRequest) {
         let key = UUID()
@@ -90,58 +98,80 @@ final class PushSender: Sendable {
         guard var status = store.get(.pushStatus, statusId) else { return }
         if let expiration = request.expiration, Double(expiration) < Date().timeIntervalSince1970 {
             let expiry = ParseDate.string(Date(timeIntervalSince1970: Double(expiration)))
-            finish(
-                statusId,
-                PushStatusRecord.failed(
-                    status, message: "The push expired at \(expiry), before it was sent", now: ParseDate.now()))
-            return
+            let message = "The push expired at \(expiry), before it was sent"
+            return await finish(statusId, PushStatusRecord.failed(status, message: message, now: ParseDate.now()))
         }
-        let recipients: [[String: JSONValue]]
-        do {
-            recipients = try applyBadge(request)
-        } catch {
-            finish(statusId, PushStatusRecord.failed(status, message: "\(error)", now: ParseDate.now()))
-            return
-        }
+        var recipients = store.objects(.installation, matching: request.recipients)
         status = PushStatusRecord.running(status, recipients: recipients.count, now: ParseDate.now())
-        guard recipients.count > 0 else { return finish(statusId, status) }
-        try? store.save(.pushStatus, status)
-        let template = ApplePushTemplate(data: request.data, badgePerInstallation: request.badge != nil)
-        for start in stride(from: 0, to: recipients.count, by: PushStatusRecord.batchSize) {
-            let batch = recipients[start..<min(start + PushStatusRecord.batchSize, recipients.count)]
-            let outcomes = await withTaskGroup(of: PushOutcome.self) { group in
-                for installation in batch {
-                    group.addTask {
-                        await self.deliver(
-                            template.push(for: installation, expiration: request.expiration), to: installation, statusId
-                        )
-                    }
-                }
-                return await group.reduce(into: []) { $0.append($1) }
+        do {
+            // The badge change and the status that says it is made go in one transaction: a push cut
+            // short by a crash is never sent again with its badges raised twice.
+            if let change = request.badge {
+                recipients = try await store.update(
+                    .installation, matching: request.recipients, try Self.changes(change), saving: [status])
+            } else {
+                try await store.save(.pushStatus, status)
             }
-            let now = ParseDate.now()
-            status = PushStatusRecord.tracked(status, outcomes, now: now)
-            try? store.save(
-                .pushOutcome, outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) })
-            if cleansDeadTokens { forgetDeadTokens(outcomes) }
-            if status["status"] != "succeeded" { try? store.save(.pushStatus, status) }
+        } catch {
+            let message = "\(error)"
+            return await finish(statusId, PushStatusRecord.failed(status, message: message, now: ParseDate.now()))
         }
-        finish(statusId, status)
+        recipients.sort { ($0["objectId"]?.stringValue ?? "") < ($1["objectId"]?.stringValue ?? "") }
+        guard !recipients.isEmpty else { return await finish(statusId, status) }
+        let template = ApplePushTemplate(data: request.data, badgePerInstallation: request.badge != nil)
+        let batches = stride(from: 0, to: recipients.count, by: PushStatusRecord.batchSize).map {
+            recipients[$0..<min($0 + PushStatusRecord.batchSize, recipients.count)]
+        }
+        // Batches go out side by side, as Parse Server's push queue runs them; each is counted in as it ends.
+        await withTaskGroup(of: [PushOutcome].self) { group in
+            var started = 0
+            while started < min(Self.batchesAtOnce, batches.count) {
+                let batch = batches[started]
+                group.addTask { await self.send(batch, template, request, statusId) }
+                started += 1
+            }
+            for await outcomes in group {
+                let now = ParseDate.now()
+                status = PushStatusRecord.tracked(status, outcomes, now: now)
+                try? await store.save(
+                    .pushOutcome, outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) })
+                if cleansDeadTokens { await forgetDeadTokens(outcomes) }
+                if status["status"] != "succeeded" { try? await store.save(.pushStatus, status) }
+                if started < batches.count {
+                    let batch = batches[started]
+                    group.addTask { await self.send(batch, template, request, statusId) }
+                    started += 1
+                }
+            }
+        }
+        await finish(statusId, status)
     }
 
-    /// Applies the push's badge change to its recipients (Parse Server does it as the master, to every
-    /// installation with a token) and returns them as they are now, in objectId order.
-    private func applyBadge(_ request: PushRequest) throws -> [[String: JSONValue]] {
-        if let change = request.badge {
-            let value: JSONValue =
-                switch change {
-                case .increment(let amount): ["__op": "Increment", "amount": .number(amount)]
-                case .set(let number): .number(number)
+    /// Batches in flight at once: 1,000 devices, the streams Apple lets one connection have open.
+    static let batchesAtOnce = 10
+
+    /// One batch: each device at once, as Parse's APNs adapter sends them.
+    private func send(
+        _ batch: ArraySlice<[String: JSONValue]>, _ template: ApplePushTemplate, _ request: PushRequest,
+        _ statusId: String
+    ) async -> [PushOutcome] {
+        await withTaskGroup(of: PushOutcome.self) { group in
+            for installation in batch {
+                group.addTask {
+                    await self.deliver(
+                        template.push(for: installation, expiration: request.expiration), to: installation, statusId)
                 }
-            try store.update(.installation, matching: request.recipients, try ObjectChanges(body: ["badge": value]))
+            }
+            return await group.reduce(into: []) { $0.append($1) }
         }
-        return store.objects(.installation, matching: request.recipients).sorted {
-            ($0["objectId"]?.stringValue ?? "") < ($1["objectId"]?.stringValue ?? "")
+    }
+
+    /// A push's badge change as a field operation on `badge`.
+    static func changes(_ change: PushRequest.BadgeChange) throws -> ObjectChanges {
+        switch change {
+        case .increment(let amount):
+            try ObjectChanges(body: ["badge": ["__op": "Increment", "amount": .number(amount)]])
+        case .set(let number): try ObjectChanges(body: ["badge": .number(number)])
         }
     }
 
@@ -186,16 +216,16 @@ final class PushSender: Sendable {
         timeline.publish(.parsePushFailed, source: "parse", EventAttributes(attributes))
     }
 
-    private func forgetDeadTokens(_ outcomes: [PushOutcome]) {
+    private func forgetDeadTokens(_ outcomes: [PushOutcome]) async {
         let dead = outcomes.filter(\.tokenIsDead).map { JSONValue.string($0.deviceToken) }
         guard !dead.isEmpty, let query = try? ParseQuery(where: ["deviceToken": ["$in": .array(dead)]]),
             let forget = try? ObjectChanges(body: ["deviceToken": ["__op": "Delete"]])
         else { return }
-        _ = try? store.update(.installation, matching: query, forget)
+        _ = try? await store.update(.installation, matching: query, forget)
     }
 
-    private func finish(_ statusId: String, _ status: [String: JSONValue]) {
-        try? store.save(.pushStatus, status)
+    private func finish(_ statusId: String, _ status: [String: JSONValue]) async {
+        try? await store.save(.pushStatus, status)
         var attributes = [
             "pushStatusId": statusId, "status": status["status"]?.stringValue ?? "",
             "numSent": "\(Int(status["numSent"]?.numberValue ?? 0))",
@@ -207,10 +237,10 @@ final class PushSender: Sendable {
 
     /// Lets pushes being sent finish; scheduled ones stay scheduled for the next start.
     func shutdown() async {
-        for task in inFlight.withLock({ Array($0.values) }) {
-            task.cancel()
-            await task.value
-        }
+        // Every task is told first, so no scheduled push wakes while an earlier one is awaited.
+        let tasks = inFlight.withLock { Array($0.values) }
+        for task in tasks { task.cancel() }
+        for task in tasks { await task.value }
         await provider.shutdown()
     }
 }

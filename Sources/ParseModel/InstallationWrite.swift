@@ -49,6 +49,7 @@ public struct InstallationWrite: Sendable {
         if let installationId { branches.append(["installationId": .string(installationId)]) }
         if let deviceToken { branches.append(["deviceToken": .string(deviceToken)]) }
         guard !branches.isEmpty else { return nil }
+        // Equalities on strings: a clause that always compiles.
         return try? ParseQuery(where: ["$or": .array(branches)])
     }
 

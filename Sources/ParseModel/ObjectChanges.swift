@@ -126,11 +126,14 @@ public struct ObjectChanges: Sendable {
             case .add(let items):
                 object[key] = .array((object[key]?.arrayValue ?? []) + items)
             case .addUnique(let items):
+                // Sets, so that a long array costs its length, not its length squared.
                 var array = object[key]?.arrayValue ?? []
-                for item in items where !array.contains(item) { array.append(item) }
+                var present = Set(array)
+                for item in items where present.insert(item).inserted { array.append(item) }
                 object[key] = .array(array)
             case .remove(let items):
-                object[key] = .array((object[key]?.arrayValue ?? []).filter { !items.contains($0) })
+                let removed = Set(items)
+                object[key] = .array((object[key]?.arrayValue ?? []).filter { !removed.contains($0) })
             }
             if change.isOperation, change != .delete { results[key] = object[key] }
         }

@@ -43,6 +43,8 @@ public struct ParseQuery: @unchecked Sendable {
     static let deepestNesting = 32
     /// The longest `$regex` taken.
     static let longestPattern = 1_024
+    /// How much of a field a `$regex` is run over (UTF-16 units): its first 16,384.
+    static let longestMatchedText = 16_384
 }
 
 // MARK: - Compiling
@@ -113,7 +115,10 @@ extension ParseQuery {
                     default: []
                     }
                 return texts.contains { text in
-                    expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+                    // A bound on what a pattern is run over: a long field is matched on its start only.
+                    let end = text.utf16.index(
+                        text.startIndex, offsetBy: min(text.utf16.count, ParseQuery.longestMatchedText))
+                    return expression.firstMatch(in: text, range: NSRange(text.startIndex..<end, in: text)) != nil
                 }
             }
         }

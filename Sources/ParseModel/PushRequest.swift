@@ -58,9 +58,10 @@ public struct PushRequest: Sendable {
         expiration = status["expiry"]?.numberValue.map { Int($0 / 1000) }
     }
 
-    /// The installations a push is sent to: the audience, less those without a device token.
+    /// The installations a push is sent to: the audience, less those without a device token (none,
+    /// `null` or empty, which Parse's adapter skips).
     public var recipients: ParseQuery {
-        (try? query.adding("deviceToken", ["$exists": true])) ?? query
+        (try? query.adding("deviceToken", ["$gt": ""])) ?? query
     }
 
     /// `"Increment"` (any case) or `{"__op": "Increment", "amount": n}` adds to each installation's

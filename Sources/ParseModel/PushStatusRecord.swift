@@ -41,13 +41,15 @@ public enum PushStatusRecord {
         status["updatedAt"] = .string(now)
         var sentPerType = status["sentPerType"]?.objectValue ?? [:]
         var failedPerType = status["failedPerType"]?.objectValue ?? [:]
+        func count(_ counts: inout [String: JSONValue], _ key: String) {
+            counts[key] = .number((counts[key]?.numberValue ?? 0) + 1)
+        }
         for outcome in outcomes {
-            let counts = outcome.transmitted ? "numSent" : "numFailed"
-            status[counts] = .number((status[counts]?.numberValue ?? 0) + 1)
+            count(&status, outcome.transmitted ? "numSent" : "numFailed")
             if outcome.transmitted {
-                sentPerType[outcome.deviceType] = .number((sentPerType[outcome.deviceType]?.numberValue ?? 0) + 1)
+                count(&sentPerType, outcome.deviceType)
             } else {
-                failedPerType[outcome.deviceType] = .number((failedPerType[outcome.deviceType]?.numberValue ?? 0) + 1)
+                count(&failedPerType, outcome.deviceType)
             }
         }
         if !sentPerType.isEmpty { status["sentPerType"] = .object(sentPerType) }

@@ -524,9 +524,10 @@ def platforms():
 # --- Scheduling Pushes ----------------------------------------------------------------------------------
 
 def scheduling():
-    # The guide's example with its time moved 3 to 4 s ahead: the row is "scheduled" at once, with
-    # pushTime as Parse writes it (toISOString, milliseconds and Z). Delivery is not waited for.
-    later = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=4)
+    # The guide's example with its time moved a minute ahead (past any delay a busy machine adds): the
+    # row is "scheduled" at once, with pushTime as Parse writes it (toISOString, milliseconds and Z).
+    # Delivery is not waited for.
+    later = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=60)
     body = {
         "where": {
             "user_id": "user_123"

@@ -48,6 +48,8 @@ import Testing
         #expect(push.query.source == ["channels": ["$in": ["news"]]])
         #expect(push.recipients.matches(["channels": ["news"], "deviceToken": "t"]))
         #expect(!push.recipients.matches(["channels": ["news"]]))
+        #expect(!push.recipients.matches(["channels": ["news"], "deviceToken": .null]))
+        #expect(!push.recipients.matches(["channels": ["news"], "deviceToken": ""]))
     }
 
     @Test(arguments: [
