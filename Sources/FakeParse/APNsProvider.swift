@@ -58,7 +58,7 @@ final class APNsProvider: Sendable {
             request.headers.add(name: "apns-expiration", value: "\(expiration)")
         }
         if let collapseId = notification.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
-        request.body = .bytes(ByteBuffer(string: notification.payload.jsonString()))
+        request.body = .bytes(ByteBuffer(string: ParseJSON.text(notification.payload)))
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 * 1024)
         let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?[

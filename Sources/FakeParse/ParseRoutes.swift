@@ -223,6 +223,6 @@ struct ParseReply: Sendable {
         }
         return Response(
             status: HTTPResponse.Status(code: status), headers: fields,
-            body: .init(byteBuffer: ByteBuffer(string: body.jsonString())))
+            body: .init(byteBuffer: ByteBuffer(string: ParseJSON.text(body))))
     }
 }

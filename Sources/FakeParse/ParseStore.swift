@@ -291,7 +291,7 @@ final class ParseStore: Sendable {
     }
 
     private static func put(_ parseClass: ParseClass, _ object: Object, in db: Database) throws {
-        let text = JSONValue.object(object).jsonString()
+        let text = ParseJSON.text(.object(object))
         switch parseClass {
         case .installation:
             try db.execute(
