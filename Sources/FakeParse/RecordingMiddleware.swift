@@ -16,6 +16,8 @@ struct RecordingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        // The dashboard's page and files are no exchange of the app's or the backend's.
+        guard request.uri.path.hasPrefix("/parse/") else { return try await next(request, context) }
         var request = request
         let body: ByteBuffer
         do {

@@ -7,20 +7,10 @@ Usage: check_report.py REPORT_HTML SCREENSHOT_PNG [SOURCE_TO_HIDE]
 
 import json
 import pathlib
-import shutil
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
+import chromium
 from selenium.webdriver.common.by import By
-
-
-def find(*names):
-    for name in names:
-        path = shutil.which(name)
-        if path:
-            return path
-    sys.exit(f"check_report.py: none of {', '.join(names)} is installed (apt-get install chromium chromium-driver)")
 
 
 def main():
@@ -28,13 +18,7 @@ def main():
     screenshot = pathlib.Path(sys.argv[2]).resolve()
     hidden_source = sys.argv[3] if len(sys.argv) > 3 else "app"
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = find("chromium", "chromium-browser", "google-chrome")
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1280,900", "--hide-scrollbars"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(find("chromedriver")), options=options)
+    driver = chromium.start(1280, 900)
     try:
         driver.get(report.as_uri())
         driver.find_element(By.CSS_SELECTOR, "table.events")  # the page has loaded and rendered

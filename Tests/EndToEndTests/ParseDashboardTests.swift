@@ -1,0 +1,107 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// FakeParse's dashboard in headless Chromium (Tests/Browser/check_dashboard.py drives it through
+/// chromedriver) against `harness serve`, with five installations: two good iOS devices on the
+/// channel `news`, one whose app was removed, one with a malformed token, one Android. Screenshots of
+/// each page go to ci-artifacts/.
+@Suite struct ParseDashboardTests {
+    struct Page: Decodable {
+        struct InvalidJSON: Decodable {
+            var error: String
+            var sendDisabled: Bool
+        }
+
+        var title: String
+        var keyFieldType: String
+        var wrongKey: String
+        var installationCount: String
+        var urlAfterLogin: String
+        var androidCount: String
+        var everyoneCount: Int
+        var segmentCount: Int
+        var segmentWithAndroidCount: Int
+        var channelsCount: Int
+        var jsonLookingTextWarning: String
+        var invalidJSON: InvalidJSON
+        var confirmation: String
+        var focusInDialog: String
+        var sentAfterCancel: String
+        var pushId: String
+        var detailStatus: String
+        var reasons: [String]
+        var outcomes: [[String]]
+        var pastPushes: [[String]]
+        var feedRows: Int
+        var console: [ReportPageTests.Page.ConsoleEntry]
+    }
+
+    @Test func aPersonComposesAPushAndSeesWhatAPNsAnsweredForEachDevice() async throws {
+        let serve = try await ServedHarness("parse-dashboard")
+        let topic = serve.url("apns", "topic")
+        func register() async throws -> String {
+            let answer = try await CurlExchange.json(
+                "POST", serve.url("apns", "controlURL") + "/devices", #"{"topic": "\#(topic)"}"#)
+            let device = try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any]
+            return try #require(device?["deviceToken"] as? String, "\(answer)")
+        }
+        let good = [try await register(), try await register()]
+        let removed = try await register()
+        _ = try await CurlExchange.run(["-X", "DELETE", serve.url("apns", "controlURL") + "/devices/" + removed])
+        let installations = [
+            (good[0], "ios", "news"), (good[1], "ios", "news"), (removed, "ios", "weather"),
+            (String(repeating: "0f", count: 31), "ios", "weather"), ("fcm-token", "android", "news"),
+        ]
+        var headers = ["X-Parse-Application-Id: \(serve.url("parse", "applicationId"))"]
+        if let key = serve.endpoints["parse"]?["clientKey"] { headers.append("X-Parse-Client-Key: \(key)") }
+        for (index, (token, type, channel)) in installations.enumerated() {
+            let saved = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/installations",
+                #"{"deviceType":"\#(type)","deviceToken":"\#(token)","installationId":"i-\#(index)","appIdentifier":"\#(topic)","channels":["\#(channel)"]}"#,
+                headers: headers)
+            #expect(saved.status == 201, "\(saved)")
+        }
+        let dashboard = serve.url("parse").replacingOccurrences(of: "/parse", with: "/dashboard")
+        let browser = try await ChildProcess.run(
+            PackagePaths.python,
+            [
+                PackagePaths.root.appendingPathComponent("Tests/Browser/check_dashboard.py").path, dashboard,
+                serve.url("parse", "masterKey"), ReportPageTests.artifacts.path,
+            ], timeout: .seconds(180))
+        #expect(await serve.stop() == 0)
+        try #require(browser.status == 0, "\(browser.transcript)")
+        let page = try JSONDecoder().decode(Page.self, from: Data(browser.standardOutput.utf8))
+
+        #expect(page.title == "FakeParse dashboard")
+        #expect(page.keyFieldType == "password")
+        #expect(page.wrongKey == "That is not the master key.")
+        #expect(!page.urlAfterLogin.contains(serve.url("parse", "masterKey")))
+        #expect(page.installationCount == "5 installations")
+        #expect(page.androidCount == "1 installation")
+        #expect(page.everyoneCount == 5)
+        #expect(page.segmentCount == 4, "iOS only")
+        #expect(page.segmentWithAndroidCount == 5)
+        #expect(page.channelsCount == 3, "news: two iOS devices and the Android one")
+        #expect(page.jsonLookingTextWarning.hasPrefix("This looks like JSON."))
+        #expect(page.invalidJSON.error == "Your message is not valid JSON.")
+        #expect(page.invalidJSON.sendDisabled)
+        #expect(page.confirmation.contains("5 devices"), "\(page.confirmation)")
+        #expect(page.focusInDialog == "confirm-cancel", "the safe choice has the focus")
+        #expect(page.sentAfterCancel.isEmpty)
+        #expect(page.detailStatus == "SENT")
+        #expect(page.outcomes.count == 5)
+        #expect(page.reasons.contains("1 × Unregistered (410)"), "\(page.reasons)")
+        #expect(page.reasons.contains("1 × BadDeviceToken (400)"), "\(page.reasons)")
+        #expect(page.reasons.contains("1 × Can not find sender for push type android"), "\(page.reasons)")
+        let byToken = Dictionary(uniqueKeysWithValues: page.outcomes.map { ($0[0], $0) })
+        #expect(byToken[removed]?[2] == "410")
+        #expect(byToken[good[0]]?[2] == "200")
+        #expect(page.pastPushes.first?.contains("Hello, everyone") == true, "\(page.pastPushes)")
+        #expect(
+            page.pastPushes.first?[2] == "2" && page.pastPushes.first?[3] == "3", "sent 2, failed 3: \(page.pastPushes)"
+        )
+        #expect(page.feedRows == 5)
+        #expect(page.console.filter { $0.level == "SEVERE" }.isEmpty, "\(page.console)")
+    }
+}
