@@ -104,4 +104,52 @@ import Testing
         #expect(page.feedRows == 5)
         #expect(page.console.filter { $0.level == "SEVERE" }.isEmpty, "\(page.console)")
     }
+
+    /// A person sends the push from the dashboard while a scenario runs and waits for it: the device
+    /// wakes the suspended app, the photo downloads and the local notification is shown.
+    @Test func aPushComposedInTheDashboardDuringARunReachesTheDevice() async throws {
+        let file = try ScenarioFixtures.writeConfiguration(
+            ScenarioFixtures.header(media: "throttle: 10MB/s", device: "suspendAfterBackground: 500ms")
+                .replacingOccurrences(of: "parse: {port: 0}", with: "parse: {port: 0, masterKey: dashboard-master}")
+                    + """
+                    scenarios:
+                      from-the-dashboard:
+                        steps:
+                          - launch: nasa-tv
+                          - waitFor: {event: parse.installation.saved, timeout: 30s}
+                          - home: nasa-tv
+                          - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+                          - waitFor: {event: device.push.received, timeout: 120s}
+                        expect:
+                          within: 60s
+                          chain:
+                            - parse.push.accepted: {recipients: "1"}
+                            - device.push.delivered
+                            - transfer.completed
+                            - app.localNotification
+                    """)
+        let reports = try PackagePaths.temporaryDirectory()
+        let run = try RunningChild(
+            HarnessCommand.path, ["run", "from-the-dashboard", "--config", file.path, "--report-dir", reports.path],
+            currentDirectory: PackagePaths.root)
+        let started = try #require(
+            await run.waitForLine(containing: "service=parse url="), "the run never started Parse: \(run.output)")
+        let parse = try #require(started.split(separator: " ").first { $0.hasPrefix("url=") }?.dropFirst(4))
+        _ = try #require(
+            await run.waitForLine(containing: "waitFor device.push.received"), "the run never waited: \(run.output)")
+        let browser = try await ChildProcess.run(
+            PackagePaths.python,
+            [
+                PackagePaths.root.appendingPathComponent("Tests/Browser/send_from_dashboard.py").path,
+                parse.replacingOccurrences(of: "/parse", with: "/dashboard"), "dashboard-master",
+                #"{"content-available": 1, "push_type": "background", "priority": 5}"#,
+                ReportPageTests.artifacts.appendingPathComponent("dashboard-during-a-run.png").path,
+            ], timeout: .seconds(120))
+        let status = await run.waitForExit()
+        #expect(browser.status == 0, "\(browser.transcript)")
+        let sent = try JSONSerialization.jsonObject(with: Data(browser.standardOutput.utf8)) as? [String: Any]
+        #expect(sent?["recipients"] as? Int == 1, "\(browser.transcript)")
+        #expect((sent?["pushId"] as? String)?.isEmpty == false, "\(browser.transcript)")
+        #expect(status == 0, "\(run.output)")
+    }
 }
