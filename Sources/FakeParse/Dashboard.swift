@@ -50,7 +50,9 @@ struct Dashboard: Sendable {
             status: .ok,
             headers: [
                 .contentType: file.type, .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'",
+                .contentSecurityPolicy:
+                    "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
             ],
             body: .init(byteBuffer: ByteBuffer(string: file.body)))
     }

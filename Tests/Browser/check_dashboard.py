@@ -97,7 +97,7 @@ def main():
         shoot("dashboard-confirm-everyone.png")
         css("#confirm-cancel").click()
         wait.until(lambda d: css("#confirm-everyone").get_attribute("open") is None)
-        seen["sentAfterCancel"] = text("#send-result")
+        seen["sentAfterCancel"] = text("#send-result")  # and, at the end, one push in Past pushes
         css("#send").click()
         wait.until(lambda d: css("#confirm-everyone").get_attribute("open") is not None)
         css("#confirm-send").click()
@@ -109,7 +109,10 @@ def main():
         css("#send-result button").click()
         wait.until(lambda d: text("#detail-status") == "SENT")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#outcome-table tbody tr")) == seen["everyoneCount"])
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#push-table tbody tr .status")
+                   and text("#push-table tbody tr .status") == "SENT")
         seen["detailStatus"] = text("#detail-status")
+        seen["focusOnDetails"] = driver.execute_script("return document.activeElement.closest('#push-details') !== null")
         seen["reasons"] = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#detail-reasons li")]
         seen["outcomes"] = [[td.text for td in row.find_elements(By.TAG_NAME, "td")]
                             for row in driver.find_elements(By.CSS_SELECTOR, "#outcome-table tbody tr")]
@@ -120,6 +123,8 @@ def main():
         css("button[data-tab=feed]").click()
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#feed-table tbody tr")) > 0)
         seen["feedRows"] = len(driver.find_elements(By.CSS_SELECTOR, "#feed-table tbody tr"))
+        seen["keyInLocalStorage"] = driver.execute_script("return Object.keys(localStorage).length + document.cookie.length")
+        seen["pageError"] = text("#page-error")
         shoot("dashboard-feed.png")
         # The wrong key's 403 is the one failed request a person should have caused.
         seen["console"] = [{"level": e["level"], "message": e["message"]} for e in driver.get_log("browser")

@@ -34,6 +34,9 @@ import Testing
         var outcomes: [[String]]
         var pastPushes: [[String]]
         var feedRows: Int
+        var focusOnDetails: Bool
+        var keyInLocalStorage: Int
+        var pageError: String
         var console: [ReportPageTests.Page.ConsoleEntry]
     }
 
@@ -89,6 +92,10 @@ import Testing
         #expect(page.confirmation.contains("5 devices"), "\(page.confirmation)")
         #expect(page.focusInDialog == "confirm-cancel", "the safe choice has the focus")
         #expect(page.sentAfterCancel.isEmpty)
+        #expect(page.pastPushes.count == 1, "the cancelled confirmation sent nothing: \(page.pastPushes)")
+        #expect(page.focusOnDetails, "the focus follows to the push's details")
+        #expect(page.keyInLocalStorage == 0, "nothing kept beyond the tab's session")
+        #expect(page.pageError.isEmpty, "\(page.pageError)")
         #expect(page.detailStatus == "SENT")
         #expect(page.outcomes.count == 5)
         #expect(page.reasons.contains("1 × Unregistered (410)"), "\(page.reasons)")

@@ -3,7 +3,10 @@
 // a warning when text looks like JSON, and a live feed. No build step, nothing fetched from elsewhere.
 "use strict";
 
-const state = { applicationId: null, masterKey: sessionStorage.getItem("fakeparse.masterKey"), timers: {}, countGeneration: 0 };
+const state = {
+  applicationId: null, masterKey: sessionStorage.getItem("fakeparse.masterKey"), timers: {},
+  countGeneration: 0, detailsGeneration: 0, feedGeneration: 0,
+};
 const $ = (selector) => document.querySelector(selector);
 const $$ = (selector) => Array.from(document.querySelectorAll(selector));
 
@@ -25,8 +28,24 @@ async function api(method, path, body, parameters) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(json.error ? (json.code ? json.code + " " : "") + json.error : "HTTP " + response.status);
+  if (!response.ok) {
+    const error = new Error(json.error ? (json.code ? json.code + " " : "") + json.error : "HTTP " + response.status);
+    error.status = response.status;
+    throw error;
+  }
   return { json, headers: response.headers };
+}
+
+// Shows what went wrong in the page instead of leaving a promise rejected.
+function reporting(work) {
+  return async (...args) => {
+    try {
+      $("#page-error").textContent = "";
+      await work(...args);
+    } catch (error) {
+      $("#page-error").textContent = "FakeParse did not answer as expected: " + error.message;
+    }
+  };
 }
 
 // --- Keys and tabs ---------------------------------------------------------------------------------
@@ -35,9 +54,14 @@ async function open() {
   try {
     await api("GET", "/serverInfo");
   } catch (error) {
-    sessionStorage.removeItem("fakeparse.masterKey");
-    state.masterKey = null;
-    $("#login-error").textContent = error.message.includes("unauthorized") ? "That is not the master key." : error.message;
+    if (error.status === 403) {
+      sessionStorage.removeItem("fakeparse.masterKey");
+      state.masterKey = null;
+      $("#login-error").textContent = "That is not the master key.";
+    } else {
+      $("#login-error").textContent = "FakeParse did not answer: " + error.message;
+    }
+    $("#login").hidden = false;
     return;
   }
   sessionStorage.setItem("fakeparse.masterKey", state.masterKey);
@@ -46,14 +70,26 @@ async function open() {
   show("installations");
 }
 
-function show(tab) {
-  for (const button of $$("#tabs button")) button.setAttribute("aria-selected", String(button.dataset.tab === tab));
+function forget() {
+  sessionStorage.removeItem("fakeparse.masterKey");
+  location.reload();
+}
+
+function show(tab, { focus = true } = {}) {
+  for (const button of $$("#tabs button[data-tab]")) {
+    if (button.dataset.tab === tab) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+  }
   for (const name of ["installations", "compose", "pushes", "feed"]) $("#" + name).hidden = name !== tab;
-  clearInterval(state.timers.feed);
-  if (tab === "installations") loadInstallations();
+  // What the other sections were following stops.
+  clearTimeout(state.timers.feed);
+  clearTimeout(state.timers.details);
+  state.feedGeneration += 1;
+  state.detailsGeneration += 1;
+  if (focus) $("#" + tab + " h2").focus();
+  if (tab === "installations") reporting(loadInstallations)();
   if (tab === "compose") updateRecipientCount();
-  if (tab === "pushes") loadPushes();
-  if (tab === "feed") { loadFeed(); state.timers.feed = setInterval(loadFeed, 1000); }
+  if (tab === "pushes") { $("#push-details").hidden = true; reporting(loadPushes)(); }
+  if (tab === "feed") followFeed(state.feedGeneration);
 }
 
 // --- Installations ---------------------------------------------------------------------------------
@@ -65,7 +101,8 @@ async function loadInstallations() {
   if (form.deviceType.value) where.deviceType = form.deviceType.value;
   if (form.appIdentifier.value.trim()) where.appIdentifier = form.appIdentifier.value.trim();
   const { json } = await api("GET", "/classes/_Installation", undefined, { where, order: "-updatedAt", limit: "100", count: "1" });
-  $("#installation-count").textContent = json.count === 1 ? "1 installation" : json.count + " installations";
+  $("#installation-count").textContent = (json.count === 1 ? "1 installation" : json.count + " installations")
+    + (json.count > json.results.length ? " (the " + json.results.length + " updated last are shown)" : "");
   const body = $("#installation-table tbody");
   body.replaceChildren(...json.results.map((row) => element("tr", {},
     element("td", {}, row.objectId), element("td", {}, row.deviceType), element("td", { class: "token" }, row.deviceToken || "—"),
@@ -82,18 +119,24 @@ function audience() {
     const channels = $("#audience-channels").value.split(",").map((c) => c.trim()).filter((c) => c);
     return { kind, channels, where: { channels: { $in: channels } } };
   }
-  const where = { deviceType: { $in: $$("input[name=platform]:checked").map((box) => box.value) } };
+  const conditions = [{ deviceType: { $in: $$("input[name=platform]:checked").map((box) => box.value) } }];
   for (const row of $$("#conditions .condition")) {
     const field = row.querySelector(".field").value.trim();
     const operator = row.querySelector(".operator").value;
     const text = row.querySelector(".value").value;
     if (!field) continue;
+    // A value is a string for the installation's string columns; elsewhere a number or true/false is read as one.
     let value = text;
-    try { value = JSON.parse(text); } catch (_) { /* a plain string */ }
-    where[field] = operator === "equals" ? value : operator === "exists" ? { $exists: true } : operator === "missing" ? { $exists: false } : { [operator]: value };
+    if (!stringColumns.has(field)) { try { value = JSON.parse(text); } catch (_) { /* a plain string */ } }
+    const test = operator === "equals" ? value : operator === "exists" ? { $exists: true } : operator === "missing" ? { $exists: false } : { [operator]: value };
+    conditions.push({ [field]: test });
   }
-  return { kind, where };
+  // Each condition its own clause, so that two on one field (a range) both hold.
+  return { kind, where: conditions.length === 1 ? conditions[0] : { $and: conditions } };
 }
+
+const stringColumns = new Set(["installationId", "deviceToken", "deviceType", "pushType", "GCMSenderId", "timeZone",
+  "localeIdentifier", "appVersion", "appName", "appIdentifier", "parseVersion"]);
 
 function addCondition() {
   const row = element("div", { class: "condition" },
@@ -121,8 +164,13 @@ async function updateRecipientCount() {
     label.textContent = "This notification will be sent to " + json.count + (json.count === 1 ? " device." : " devices.");
     label.dataset.count = String(json.count);
     label.dataset.answered = String(generation);
+    return json.count;
   } catch (error) {
-    if (generation === state.countGeneration) { label.textContent = "The audience cannot be counted: " + error.message; label.dataset.count = ""; }
+    if (generation === state.countGeneration) {
+      state.recipients = null;
+      label.textContent = "The audience cannot be counted: " + error.message;
+      label.dataset.count = "";
+    }
   }
 }
 
@@ -150,7 +198,7 @@ function pushBody() {
   const { data, error } = message();
   if (error) return { error };
   if (kind === "channels" && channels.length === 0) return { error: "Name at least one channel." };
-  if (kind === "segment" && where.deviceType.$in.length === 0) return { error: "Choose at least one platform." };
+  if (kind === "segment" && $$("input[name=platform]:checked").length === 0) return { error: "Choose at least one platform." };
   if ($("#increment-badge").checked) data.badge = "Increment";
   const body = kind === "channels" ? { channels, data } : { where, data };
   if ($("input[name=when]:checked").value === "later") {
@@ -158,7 +206,11 @@ function pushBody() {
     body.push_time = new Date($("#push-time").value).toISOString();
   }
   const expiry = $("input[name=expiry]:checked").value;
-  if (expiry === "interval") body.expiration_interval = Math.round(Number($("#expiry-hours").value) * 3600);
+  if (expiry === "interval") {
+    const hours = Number($("#expiry-hours").value);
+    if (!(hours > 0 && hours <= 8760)) return { error: "Expire after 1 to 8,760 hours." };
+    body.expiration_interval = Math.round(hours * 3600);
+  }
   if (expiry === "time") {
     if (!$("#expiry-time").value) return { error: "Choose an expiry time." };
     body.expiration_time = new Date($("#expiry-time").value).toISOString();
@@ -175,24 +227,30 @@ function refreshComposer() {
 
 async function send(body) {
   $("#send-result").textContent = "";
+  $("#send-error").textContent = "";
+  $("#send").disabled = true;  // one click, one push
   try {
     const { headers } = await api("POST", "/push", body);
     const id = headers.get("X-Parse-Push-Status-Id");
-    const link = element("button", { type: "button", class: "link", onclick: () => { show("pushes"); showDetails(id); } }, "See every device's outcome");
+    const link = element("button", { type: "button", class: "link", onclick: () => { show("pushes", { focus: false }); reporting(showDetails)(id); } }, "See every device's outcome");
     $("#send-result").replaceChildren("Sent: push " + id + ". ", link);
     $("#send-result").dataset.pushId = id;
   } catch (error) {
     $("#send-error").textContent = "Parse refused the push: " + error.message;
+  } finally {
+    refreshComposer();
   }
 }
 
-function submitPush(event) {
+async function submitPush(event) {
   event.preventDefault();
   const { body, kind, error } = pushBody();
   if (error) { $("#send-error").textContent = error; return; }
   if (kind !== "everyone") { send(body); return; }
   const dialog = $("#confirm-everyone");
-  $("#confirm-text").textContent = "This goes to every installation with a device token: " + (state.recipients ?? "?") + " devices.";
+  // Counted now, not whenever the count last came back.
+  const count = await updateRecipientCount();
+  $("#confirm-text").textContent = "This goes to every installation with a device token: " + (count ?? "?") + " devices.";
   dialog.returnValue = "";
   dialog.onclose = () => { if (dialog.returnValue === "send") send(body); };
   dialog.showModal();
@@ -207,9 +265,9 @@ function target(queryText) {
   try { query = JSON.parse(queryText || "{}"); } catch (_) { return queryText; }
   const keys = Object.keys(query);
   if (keys.length === 0) return "Everyone";
-  if (keys.length === 1 && keys[0] === "channels") {
-    const channels = query.channels.$in || [query.channels];
-    return "Channels: " + channels.join(", ");
+  const channels = query.channels;
+  if (keys.length === 1 && (typeof channels === "string" || Array.isArray(channels?.$in))) {
+    return "Channels: " + (typeof channels === "string" ? channels : channels.$in.join(", "));
   }
   return "Segment: " + JSON.stringify(query);
 }
@@ -227,18 +285,23 @@ function pushName(payloadText) {
 async function loadPushes() {
   const { json } = await api("GET", "/classes/_PushStatus", undefined, { order: "-createdAt", limit: "50" });
   $("#push-table tbody").replaceChildren(...json.results.map((row) => element("tr", { "data-id": row.objectId },
-    element("td", {}, row.source === "webui" ? "campaign" : "api"), element("td", {}, target(row.query)),
+    element("td", {}, "api"), element("td", {}, target(row.query)),
     element("td", {}, row.numSent ?? "N/A"), element("td", { class: row.numFailed ? "bad" : "" }, row.numFailed ?? 0),
-    element("td", {}, element("button", { type: "button", class: "link", onclick: () => showDetails(row.objectId) }, pushName(row.payload))),
+    element("td", {}, element("button", { type: "button", class: "link", onclick: () => reporting(showDetails)(row.objectId) }, pushName(row.payload))),
     element("td", {}, row.pushTime), element("td", {}, element("span", { class: "status " + row.status }, statusLabels[row.status] || row.status)))));
 }
 
+const focusedDetails = new Set();
+
 async function showDetails(id) {
   clearTimeout(state.timers.details);
-  const [{ json: status }, { json: outcomes }] = await Promise.all([
-    api("GET", "/classes/_PushStatus/" + encodeURIComponent(id)),
-    api("GET", "/classes/_PushOutcome", undefined, { where: { pushStatusId: id }, order: "deviceToken", limit: "10000" }),
-  ]);
+  const generation = ++state.detailsGeneration;
+  // The status first: the outcomes read after it hold at least every device it counts.
+  const { json: status } = await api("GET", "/classes/_PushStatus/" + encodeURIComponent(id));
+  const { json: outcomes } = await api("GET", "/classes/_PushOutcome", undefined,
+    { where: { pushStatusId: id }, order: "deviceToken", limit: "10000", count: "1" });
+  await loadPushes();
+  if (generation !== state.detailsGeneration) return;  // another push was opened, or the section left
   const article = $("#push-details");
   article.hidden = false;
   article.dataset.id = id;
@@ -257,16 +320,33 @@ async function showDetails(id) {
   }
   $("#detail-reasons").replaceChildren(...(reasons.size ? [...reasons].map(([reason, count]) => element("li", { class: "bad" }, count + " × " + reason))
     : [element("li", {}, outcomes.results.length ? "APNs accepted every device." : "No device was sent to.")]));
+  $("#outcome-note").textContent = outcomes.count > outcomes.results.length
+    ? "The first " + outcomes.results.length + " of " + outcomes.count + " devices, by token." : "";
   $("#outcome-table tbody").replaceChildren(...outcomes.results.map((row) => element("tr", { class: row.transmitted ? "" : "bad" },
     element("td", { class: "token" }, row.deviceToken), element("td", {}, row.deviceType), element("td", {}, row.status ?? "—"),
     element("td", { class: "reason" }, row.reason || row.error || ""), element("td", {}, row.apnsId || ""), element("td", {}, row.createdAt))));
-  if (["pending", "running", "scheduled"].includes(status.status)) state.timers.details = setTimeout(() => showDetails(id), 1000);
+  if (!focusedDetails.has(id)) { focusedDetails.add(id); $("#push-details h3").focus(); }
+  if (["pending", "running", "scheduled"].includes(status.status)) {
+    state.timers.details = setTimeout(reporting(() => showDetails(id)), 1000);
+  }
 }
 
 // --- The live feed ---------------------------------------------------------------------------------
 
-async function loadFeed() {
+// One request at a time: the next is asked for a second after the last answer, until the section is left.
+async function followFeed(generation) {
+  try {
+    await loadFeed(generation);
+    $("#page-error").textContent = "";
+  } catch (error) {
+    $("#page-error").textContent = "FakeParse did not answer as expected: " + error.message;
+  }
+  if (generation === state.feedGeneration) state.timers.feed = setTimeout(() => followFeed(generation), 1000);
+}
+
+async function loadFeed(generation) {
   const { json } = await api("GET", "/classes/_PushOutcome", undefined, { order: "-createdAt", limit: "50" });
+  if (generation !== state.feedGeneration) return;
   $("#feed-table tbody").replaceChildren(...json.results.map((row) => element("tr", { class: row.transmitted ? "" : "bad" },
     element("td", {}, row.createdAt), element("td", {}, row.pushStatusId), element("td", { class: "token" }, row.deviceToken),
     element("td", {}, row.status ?? "—"), element("td", { class: "reason" }, row.reason || row.error || "accepted"))));
@@ -275,10 +355,11 @@ async function loadFeed() {
 // --- Start -----------------------------------------------------------------------------------------
 
 document.addEventListener("DOMContentLoaded", async () => {
-  state.applicationId = (await (await fetch("/dashboard/config.json")).json()).applicationId;
+  // Every form is handled before anything is fetched: a form is never submitted the browser's way.
   $("#login-form").addEventListener("submit", (event) => { event.preventDefault(); state.masterKey = $("#master-key").value; open(); });
-  $("#installation-filters").addEventListener("submit", (event) => { event.preventDefault(); loadInstallations(); });
-  for (const button of $$("#tabs button")) button.addEventListener("click", () => show(button.dataset.tab));
+  $("#installation-filters").addEventListener("submit", (event) => { event.preventDefault(); reporting(loadInstallations)(); });
+  $("#forget-key").addEventListener("click", forget);
+  for (const button of $$("#tabs button[data-tab]")) button.addEventListener("click", () => show(button.dataset.tab));
   const form = $("#push-form");
   form.addEventListener("input", () => {
     refreshComposer();
@@ -292,6 +373,12 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("#confirm-cancel").addEventListener("click", () => $("#confirm-everyone").close("cancel"));
   $("#confirm-send").addEventListener("click", () => $("#confirm-everyone").close("send"));
   refreshComposer();
+  try {
+    state.applicationId = (await (await fetch("/dashboard/config.json")).json()).applicationId;
+  } catch (error) {
+    $("#login-error").textContent = "FakeParse did not answer: " + error.message;
+    return;
+  }
   document.body.dataset.ready = "true";
   if (state.masterKey) open();
 });
