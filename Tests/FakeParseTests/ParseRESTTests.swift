@@ -237,16 +237,18 @@ import Testing
         let directory = services.directory
         // 10 MB in one field: under Parse Server's 20 MB upload limit, so stored as it would be there.
         let large = directory.appendingPathComponent("large.json")
-        try Data(
-            (#"{"deviceType":"ios","installationId":"big","note":""# + String(repeating: "x", count: 10_000_000)
-                + #""}"#)
-                .utf8
-        ).write(to: large)
+        var largeBody = Data(#"{"deviceType":"ios","installationId":"big","note":""#.utf8)
+        largeBody.append(Data(repeating: UInt8(ascii: "x"), count: 10_000_000))
+        largeBody.append(Data(#""}"#.utf8))
+        try largeBody.write(to: large)
         let tooLarge = directory.appendingPathComponent("too-large.json")
         try Data(repeating: UInt8(ascii: " "), count: 21 * 1024 * 1024).write(to: tooLarge)
-        let deep = String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)
+        var deep = Data()
+        for _ in 0..<10_000 { deep.append(contentsOf: Array(#"{"a":"#.utf8)) }
+        deep.append(UInt8(ascii: "1"))
+        deep.append(Data(repeating: UInt8(ascii: "}"), count: 10_000))
         let deepFile = directory.appendingPathComponent("deep.json")
-        try Data(deep.utf8).write(to: deepFile)
+        try deep.write(to: deepFile)
 
         let stored = try await curl(services, "POST", "/installations", bodyFile: large.path)
         let refused = try await curl(services, "POST", "/installations", bodyFile: tooLarge.path)
