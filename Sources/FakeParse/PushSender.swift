@@ -63,6 +63,9 @@ final class PushSender: Sendable {
             }
             do {
                 run(id, try PushRequest(status: status))
+                timeline.publish(
+                    .parsePushScheduled, source: "parse",
+                    ["pushStatusId": id, "pushTime": status["pushTime"]?.stringValue ?? ""])
             } catch {
                 await finish(id, PushStatusRecord.failed(status, message: error.message, now: ParseDate.now()))
             }

@@ -76,7 +76,7 @@ public enum EventCatalogue {
             EventSpec(
                 kind: .parsePushScheduled, source: "parse", attributes: ["pushStatusId", "pushTime"],
                 meaning:
-                    "FakeParse will send the push at `pushTime` (`push_time`); its `_PushStatus` is `scheduled` until then."
+                    "FakeParse will send the push at `pushTime` (`push_time`); its `_PushStatus` is `scheduled` until then. Published again when a restarted FakeParse takes the push up."
             ),
             EventSpec(
                 kind: .parsePushStatus, source: "parse",

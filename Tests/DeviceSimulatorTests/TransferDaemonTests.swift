@@ -180,9 +180,10 @@ import Testing
         }
         #expect(run.completion.error?.code == -1005, "\(String(describing: run.completion.error))")
         // Attempts at about 0, 0.2, 0.6, 1.4 and 3 s; the next would start at 6.2 s, past the 6 s allowed.
-        // A loaded machine may lose retries to the deadline, never gain one.
+        // A loaded machine may lose retries to the deadline (all of them, when the first attempt alone
+        // outlasts it), never gain one.
         let delays = run.events(.transferInterrupted).map { $0["retryIn"] ?? "" }
-        #expect((1...4).contains(delays.count), "\(delays)")
+        #expect((0...4).contains(delays.count), "\(delays)")
         #expect(delays == Array(["0.2 seconds", "0.4 seconds", "0.8 seconds", "1.6 seconds"].prefix(delays.count)))
         #expect(run.events(.transferInterrupted).allSatisfy { $0["next"] == "start" })
         #expect(run.events(.transferFailed).count == 1)

@@ -105,32 +105,53 @@ import Testing
         #expect((stored.json["results"] as? [[String: Any]])?.first?["badge"] as? Int == 4)
     }
 
-    @Test func aScheduledPushGoesOutAtItsTimeNotBeforeAndKeepsAcrossARestart() async throws {
-        let first = try await start()
+    @Test func aScheduledPushGoesOutAtItsTimeNotBefore() async throws {
+        let services = try await start()
         let delivered = AsyncStream.makeStream(of: AcceptedNotification.self)
-        let token = first.apns.gateway.register(topic: topic) { delivered.continuation.yield($0) }
-        try await install(first, "i-1", token: token)
-        // Far enough ahead that the first server is closed before it comes, however busy the machine.
-        let due = Int(Date().timeIntervalSince1970) + 8
+        let token = services.apns.gateway.register(topic: topic) { delivered.continuation.yield($0) }
+        try await install(services, "i-1", token: token)
+        let due = Int(Date().timeIntervalSince1970) + 3
         let push = try await curl(
-            first, "POST", "/push", master: true,
+            services, "POST", "/push", master: true,
             body: #"{"where":{"deviceType":"ios"},"push_time":\#(due),"data":{"alert":"later"}}"#)
         let id = try pushStatusId(push)
-        let scheduled = try await curl(first, "GET", "/classes/_PushStatus/\(id)", master: true)
-        // The server stops before the time comes; the next one sends it.
-        await first.parse.close()
-        try #require(Date().timeIntervalSince1970 < Double(due), "the first server closed after the push's time")
-        let second = try await start(directory: first.directory, apns: first.apns, timeline: first.timeline)
+        let scheduled = try await curl(services, "GET", "/classes/_PushStatus/\(id)", master: true)
         let stream = delivered.stream
         _ = try #require(try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
         let deliveredAt = Date().timeIntervalSince1970
-        let status = try await finalStatus(second, id)
-        await second.close()
+        let status = try await finalStatus(services, id)
+        await services.close()
         #expect(push.status == 200)
-        #expect(scheduled.json["status"] as? String == "scheduled")
+        // A busy machine can make the GET late, never the push early.
+        #expect(["scheduled", "running", "succeeded"].contains(scheduled.json["status"] as? String))
         #expect(deliveredAt >= Double(due), "delivered \(Double(due) - deliveredAt) s before its push_time")
         #expect(status["status"] as? String == "succeeded")
         #expect(status["numSent"] as? Int == 1)
+    }
+
+    /// A push scheduled an hour ahead is still scheduled after a restart: the new server takes it up
+    /// (and says so on the timeline) without waiting for its time.
+    @Test func aScheduledPushIsTakenUpAgainAfterARestart() async throws {
+        let first = try await start()
+        let token = first.apns.gateway.register(topic: topic)
+        try await install(first, "i-1", token: token)
+        let due = Int(Date().timeIntervalSince1970) + 3_600
+        let push = try await curl(
+            first, "POST", "/push", master: true,
+            body: #"{"where":{"deviceType":"ios"},"push_time":\#(due),"data":{"alert":"in an hour"}}"#)
+        let id = try pushStatusId(push)
+        await first.parse.close()
+        let timeline = Timeline()
+        let second = try await start(directory: first.directory, apns: first.apns, timeline: timeline)
+        let resumed = try await timeline.waitFor("the push scheduled again", timeout: .seconds(30)) {
+            $0.kind == .parsePushScheduled && $0.attributes["pushStatusId"] == id
+        }
+        let status = try await curl(second, "GET", "/classes/_PushStatus/\(id)", master: true)
+        await second.close()
+        #expect(push.status == 200)
+        #expect(resumed.attributes["pushTime"] == status.json["pushTime"] as? String)
+        #expect(status.json["status"] as? String == "scheduled")
+        #expect(timeline.events.filter { $0.kind == .parsePushSent }.isEmpty)
     }
 
     @Test func aPushThatExpiresBeforeItsTimeIsNeverSent() async throws {
