@@ -57,34 +57,7 @@ public enum EventCatalogue {
                 kind: .runFinished, source: "harness", attributes: ["scenario", "outcome"],
                 meaning: "The run ended (`outcome`: PASS, FAIL, INTERRUPTED or ERROR): the last event of a run."),
 
-            // parse
-            EventSpec(
-                kind: .parseInstallationSaved, source: "parse",
-                attributes: ["objectId", "created", "deviceToken", "appIdentifier", "deviceType"],
-                meaning: "FakeParse saved an installation: created (`created` is true) or updated."),
-            EventSpec(
-                kind: .parsePushAccepted, source: "parse", attributes: ["pushStatusId", "recipients", "body"],
-                meaning: "FakeParse accepted `POST /parse/push`; it will send to `recipients` iOS installations."),
-            EventSpec(
-                kind: .parsePushSent, source: "parse",
-                attributes: ["pushStatusId", "installation", "deviceToken", "apnsId"],
-                meaning: "APNs answered 200 to the push FakeParse sent for one installation."),
-            EventSpec(
-                kind: .parsePushFailed, source: "parse", attributes: ["pushStatusId", "deviceToken"],
-                optional: ["status", "reason", "error"],
-                meaning: "A push to one installation failed: APNs refused it (`status`, `reason`) or failed (`error`)."),
-            EventSpec(
-                kind: .parsePushScheduled, source: "parse", attributes: ["pushStatusId", "pushTime"],
-                meaning:
-                    "FakeParse will send the push at `pushTime` (`push_time`); its `_PushStatus` is `scheduled` until then. Published again when a restarted FakeParse takes the push up."
-            ),
-            EventSpec(
-                kind: .parsePushStatus, source: "parse",
-                attributes: ["pushStatusId", "status", "numSent", "numFailed"], optional: ["errorMessage"],
-                meaning:
-                    "The push is done: `succeeded` once every installation was tried (the counts say how many APNs took), or `failed` (`errorMessage`) when it could not be sent at all, such as expired before its time."
-            ),
-
+        ] + parse + [
             // apns
             EventSpec(
                 kind: .apnsConnectionRefused, source: "apns", attributes: ["client", "why"],

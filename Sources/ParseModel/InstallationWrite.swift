@@ -38,11 +38,15 @@ public struct InstallationWrite: Sendable {
         self.objectId = objectId
         self.data = data
         self.installationId = (data["installationId"]?.stringValue ?? (isMaster ? nil : header))?.lowercased()
+        lookup = Self.lookup(objectId: objectId, installationId: installationId, data: data)
     }
 
     /// The rows to fetch before deciding: by the PUT's objectId, the installation id and the device
     /// token, as one `$or`; nil when the write is a plain update that touches no id field.
-    public var lookup: ParseQuery? {
+    public let lookup: ParseQuery?
+
+    static func lookup(objectId: String?, installationId: String?, data: [String: JSONValue]) -> ParseQuery? {
+        let deviceToken = data["deviceToken"]?.stringValue
         if objectId != nil, deviceToken == nil, installationId == nil, data["deviceType"] == nil { return nil }
         var branches: [JSONValue] = []
         if let objectId { branches.append(["objectId": .string(objectId)]) }
