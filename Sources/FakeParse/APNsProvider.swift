@@ -1,26 +1,66 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
+import HarnessTimeline
 import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
 import NIOSSL
 import ParseModel
 
-/// Parse's push adapter: sends each notification to APNs over HTTP/2 and TLS with a provider token
-/// (ES256 JWT), refreshed every 50 minutes as Apple asks (not more often than every 20, not older than 60).
+/// Parse's push adapter: sends notifications to APNs over one HTTP/2 connection with TLS, a batch at a
+/// time, with a provider token (ES256 JWT) refreshed every 50 minutes as Apple asks (not more often
+/// than every 20, not older than 60). The connection is opened at the first push and opened again when
+/// it ends (GOAWAY, a close, a timeout).
 final class APNsProvider: Sendable {
-    struct Outcome: Sendable {
+    /// What APNs answered to one notification.
+    struct Outcome: Sendable, Equatable {
         var status: Int
         var apnsId: String?
         var reason: String?
     }
 
+    /// Why a notification has no answer, in words for the push's outcome.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        /// APNs never took the request (see ``APNsStreams/Failure/unprocessed``).
+        var unprocessed = false
+    }
+
+    /// How long a batch may wait for its last answer.
+    static let timeout = TimeAmount.seconds(30)
+    static let connectTimeout = TimeAmount.seconds(5)
+
     private let configuration: APNsProviderConfiguration
-    private let client: HTTPClient
+    private let host: String
+    private let port: Int
+    private let authority: String
+    /// The name sent in TLS's SNI and checked against the certificate; nil for an IP address, which is
+    /// checked against the certificate's addresses instead.
+    private let serverHostname: String?
+    private let tls: NIOSSLContext
     private let key: P256.Signing.PrivateKey
     private let token = LockedToken()
+    private let connection = LockedState<Connection?>(nil)
+
+    private struct Connection {
+        var generation: Int
+        var channel: EventLoopFuture<any Channel>
+    }
 
     init(configuration: APNsProviderConfiguration) throws {
         self.configuration = configuration
+        guard let url = URL(string: configuration.url), url.scheme == "https", let host = url.host(), !host.isEmpty
+        else {
+            throw ParseConfigurationError("the APNs URL \(configuration.url) is not https://host[:port]")
+        }
+        self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        port = url.port ?? 443
+        guard (1...65_535).contains(port) else {
+            throw ParseConfigurationError("the APNs URL \(configuration.url) has no usable port")
+        }
+        authority = port == 443 ? host : "\(host):\(port)"
+        serverHostname = (try? SocketAddress(ipAddress: self.host, port: 0)) == nil ? self.host : nil
         let pem: String
         do {
             pem = try String(contentsOfFile: configuration.keyFile, encoding: .utf8)
@@ -34,42 +74,176 @@ final class APNsProvider: Sendable {
             throw ParseConfigurationError(
                 "the APNs key file \(configuration.keyFile) is not a PKCS#8 P-256 key (.p8): \(error)")
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        var clientConfiguration = HTTPClient.Configuration(tlsConfiguration: tls)
-        clientConfiguration.httpVersion = .automatic
-        clientConfiguration.timeout = .init(connect: .seconds(5), read: .seconds(30))
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        tlsConfiguration.applicationProtocols = ["h2"]
+        if let caFile = configuration.caFile { tlsConfiguration.additionalTrustRoots = [.file(caFile)] }
+        do {
+            tls = try NIOSSLContext(configuration: tlsConfiguration)
+        } catch {
+            throw ParseConfigurationError(
+                "cannot set up TLS for APNs (CA file \(configuration.caFile ?? "none")): \(error)")
+        }
     }
 
-    func send(_ notification: ApplePush) async throws -> Outcome {
-        // The token is the client's text: escaped, so that it can only ever be one path segment.
-        var segment = CharacterSet.urlPathAllowed
-        segment.remove(charactersIn: "/?#%;")
-        let token = notification.deviceToken.addingPercentEncoding(withAllowedCharacters: segment) ?? ""
-        var request = HTTPClientRequest(url: configuration.url + "/3/device/" + token)
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "bearer " + (try providerToken()))
-        // An installation without an appIdentifier sends no topic; APNs answers for it (MissingTopic).
-        if !notification.topic.isEmpty { request.headers.add(name: "apns-topic", value: notification.topic) }
-        request.headers.add(name: "apns-push-type", value: notification.pushType)
-        request.headers.add(name: "apns-priority", value: notification.priority)
-        if let expiration = notification.expiration {
-            request.headers.add(name: "apns-expiration", value: "\(expiration)")
+    /// Sends the notifications together and returns, in their order, what APNs answered to each or why
+    /// there is no answer.
+    func send(_ notifications: [ApplePush]) async -> [Result<Outcome, Failure>] {
+        guard !notifications.isEmpty else { return [] }
+        let bearer: String
+        do {
+            bearer = "bearer " + (try providerToken())
+        } catch {
+            return Array(
+                repeating: .failure(Failure(description: "cannot sign the provider token: \(error)")),
+                count: notifications.count)
         }
-        if let collapseId = notification.collapseId { request.headers.add(name: "apns-collapse-id", value: collapseId) }
-        request.body = .bytes(ByteBuffer(string: ParseJSON.text(notification.payload)))
-        let response = try await client.execute(request, timeout: .seconds(30))
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?[
-            "reason"]
-        return Outcome(
-            status: Int(response.status.code), apnsId: response.headers.first(name: "apns-id"),
-            reason: reason as? String)
+        let requests = notifications.map { request(for: $0, bearer: bearer) }
+        let sendable = requests.compactMap { try? $0.get() }
+        var answers = await send(sendable)
+        // What APNs refused unread in a GOAWAY goes once more, on a new connection.
+        let refused = answers.indices.filter {
+            if case .failure(let failure) = answers[$0] { failure.unprocessed } else { false }
+        }
+        if !refused.isEmpty {
+            for (index, answer) in zip(refused, await send(refused.map { sendable[$0] })) { answers[index] = answer }
+        }
+        // Requests refused before sending keep their own failure; the rest take their answers in order.
+        var next = answers.makeIterator()
+        return requests.map { request in request.flatMap { _ in next.next()! } }
+    }
+
+    private func send(_ requests: [APNsConnectionHandler.Request]) async -> [Result<Outcome, Failure>] {
+        guard !requests.isEmpty else { return [] }
+        var stale: Int?
+        // A connection that ended before it took the batch (nothing was sent) is replaced once.
+        for _ in 0..<2 {
+            let (generation, opening) = channel(replacing: stale)
+            let channel: any Channel
+            do {
+                channel = try await opening.get()
+            } catch {
+                forget(generation)
+                let failure = Failure(description: "cannot connect to APNs at \(configuration.url): \(error)")
+                return Array(repeating: .failure(failure), count: requests.count)
+            }
+            let promise = channel.eventLoop.makePromise(of: [APNsStreams.Outcome].self)
+            channel.writeAndFlush(APNsConnectionHandler.Batch(requests: requests, promise: promise)).whenFailure {
+                promise.fail($0)  // the batch never reached the handler
+            }
+            do {
+                return try await promise.futureResult.get().map { outcome in
+                    outcome.map(Self.outcome).mapError {
+                        Failure(description: $0.description, unprocessed: $0.unprocessed)
+                    }
+                }
+            } catch {
+                stale = generation
+            }
+        }
+        let failure = Failure(
+            description: "the connection to APNs at \(configuration.url) ended twice before it took the push")
+        return Array(repeating: .failure(failure), count: requests.count)
     }
 
     func shutdown() async {
-        try? await client.shutdown()
+        guard let current = connection.withLock({ $0 }) else { return }
+        try? await current.channel.get().close()
+    }
+
+    /// The connection to send on: the current one, or a new one when there is none or it is `stale`.
+    private func channel(replacing stale: Int?) -> (Int, EventLoopFuture<any Channel>) {
+        let (current, replaced, isNew) = connection.withLock { current in
+            if let open = current, open.generation != stale { return (open, nil as Connection?, false) }
+            let made = Connection(generation: (current?.generation ?? 0) + 1, channel: connect())
+            defer { current = made }
+            return (made, current, true)
+        }
+        // Outside the lock: a callback may run at once.
+        replaced?.channel.whenSuccess { $0.close(promise: nil) }
+        if isNew {
+            // A connection that ends is forgotten, so that the next batch opens another.
+            current.channel.whenSuccess { [self] channel in
+                channel.closeFuture.whenComplete { _ in self.forget(current.generation) }
+            }
+        }
+        return (current.generation, current.channel)
+    }
+
+    private func forget(_ generation: Int) {
+        connection.withLock { current in
+            if current?.generation == generation { current = nil }
+        }
+    }
+
+    private func connect() -> EventLoopFuture<any Channel> {
+        let tls = self.tls
+        let serverHostname = self.serverHostname
+        return ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(Self.connectTimeout)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handlers = channel.pipeline.syncOperations
+                    try handlers.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
+                    try handlers.addHandler(NIOHTTP2Handler(mode: .client))
+                    try handlers.addHandler(APNsConnectionHandler(timeout: Self.timeout))
+                }
+            }
+            .connect(host: host, port: port)
+    }
+
+    /// One notification's HTTP/2 request, or why it cannot be one.
+    private func request(for notification: ApplePush, bearer: String) -> Result<APNsConnectionHandler.Request, Failure>
+    {
+        // The token is the client's text: escaped, so that it can only ever be one path segment.
+        let token = notification.deviceToken.addingPercentEncoding(withAllowedCharacters: Self.segment) ?? ""
+        let body = ByteBuffer(bytes: ParseJSON.bytes(notification.payload))
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(12)
+        headers.add(name: ":method", value: "POST")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
+        headers.add(name: ":authority", value: authority)
+        headers.add(name: "authorization", value: bearer)
+        // An installation without an appIdentifier sends no topic; APNs answers for it (MissingTopic).
+        var fields = [("apns-push-type", notification.pushType), ("apns-priority", notification.priority)]
+        if !notification.topic.isEmpty { fields.append(("apns-topic", notification.topic)) }
+        if let expiration = notification.expiration { fields.append(("apns-expiration", "\(expiration)")) }
+        if let collapseId = notification.collapseId { fields.append(("apns-collapse-id", collapseId)) }
+        for (name, value) in fields {
+            // RFC 9113 section 8.2.1: a field value has no NUL, CR or LF, and no space at either end.
+            guard Self.isFieldValue(value) else {
+                return .failure(
+                    Failure(
+                        description: "\(name) cannot be sent in an HTTP header: \(value.debugDescription.prefix(80))"))
+            }
+            headers.add(name: name, value: value, indexing: name == "apns-collapse-id" ? .nonIndexable : .indexable)
+        }
+        headers.add(name: "content-length", value: "\(body.readableBytes)")
+        return .success(APNsConnectionHandler.Request(headers: headers, body: body))
+    }
+
+    private static let segment: CharacterSet = {
+        var segment = CharacterSet.urlPathAllowed
+        segment.remove(charactersIn: "/?#%;")
+        return segment
+    }()
+
+    static func isFieldValue(_ value: String) -> Bool {
+        let bytes = value.utf8
+        if let first = bytes.first, first == 0x20 || first == 0x09 { return false }
+        if let last = bytes.last, last == 0x20 || last == 0x09 { return false }
+        return !bytes.contains { $0 == 0 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    private static func outcome(_ answer: APNsStreams.Answer) -> Outcome {
+        var reason: String?
+        if answer.body.readableBytes > 0,
+            let object = try? JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView)) as? [String: Any]
+        {
+            reason = object["reason"] as? String
+        }
+        return Outcome(status: answer.status, apnsId: answer.apnsId, reason: reason)
     }
 
     private func providerToken() throws -> String {

@@ -153,20 +153,32 @@ final class PushSender: Sendable {
     /// Batches in flight at once: 1,000 devices, the streams Apple lets one connection have open.
     static let batchesAtOnce = 10
 
-    /// One batch: each device at once, as Parse's APNs adapter sends them.
+    /// One batch: its devices' notifications go out together, as Parse's APNs adapter sends them.
     private func send(
         _ batch: ArraySlice<[String: JSONValue]>, _ template: ApplePushTemplate, _ request: PushRequest,
         _ statusId: String
     ) async -> [PushOutcome] {
-        await withTaskGroup(of: PushOutcome.self) { group in
-            for installation in batch {
-                group.addTask {
-                    await self.deliver(
-                        template.push(for: installation, expiration: request.expiration), to: installation, statusId)
-                }
+        var outcomes: [PushOutcome] = []
+        outcomes.reserveCapacity(batch.count)
+        var pushes: [ApplePush] = []
+        var sentTo: [[String: JSONValue]] = []
+        for installation in batch {
+            guard let push = template.push(for: installation, expiration: request.expiration),
+                PushOutcome.applePlatforms.contains(PushOutcome.platform(of: installation))
+            else {
+                let outcome = PushOutcome.noSender(installation)
+                publishFailure(statusId, outcome)
+                outcomes.append(outcome)
+                continue
             }
-            return await group.reduce(into: []) { $0.append($1) }
+            pushes.append(push)
+            sentTo.append(installation)
         }
+        let answers = await provider.send(pushes)
+        for ((push, installation), answer) in zip(zip(pushes, sentTo), answers) {
+            outcomes.append(outcome(of: push, to: installation, answer, statusId))
+        }
+        return outcomes
     }
 
     /// A push's badge change as a field operation on `badge`.
@@ -178,25 +190,22 @@ final class PushSender: Sendable {
         }
     }
 
-    private func deliver(_ push: ApplePush?, to installation: [String: JSONValue], _ statusId: String) async
-        -> PushOutcome
-    {
+    private func outcome(
+        of push: ApplePush, to installation: [String: JSONValue],
+        _ answer: Result<APNsProvider.Outcome, APNsProvider.Failure>,
+        _ statusId: String
+    ) -> PushOutcome {
         let objectId = installation["objectId"]?.stringValue ?? ""
-        guard let push, PushOutcome.applePlatforms.contains(PushOutcome.platform(of: installation)) else {
-            let outcome = PushOutcome.noSender(installation)
-            publishFailure(statusId, outcome)
-            return outcome
-        }
         var outcome = PushOutcome(
             installation: objectId, deviceToken: push.deviceToken, deviceType: "ios", transmitted: false)
-        do {
-            let answer = try await provider.send(push)
+        switch answer {
+        case .success(let answer):
             outcome.status = answer.status
             outcome.apnsId = answer.apnsId
             outcome.reason = answer.reason
             outcome.transmitted = answer.status == 200
-        } catch {
-            outcome.error = "\(error)"
+        case .failure(let failure):
+            outcome.error = failure.description
         }
         if outcome.transmitted {
             timeline.publish(

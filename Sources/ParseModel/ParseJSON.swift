@@ -27,63 +27,75 @@ public enum ParseJSON {
 
     /// Compact JSON with sorted keys: the bytes `JSONValue.jsonString()` gives, written by hand, as
     /// every stored row and every answer is (Foundation's encoder was a tenth of a push's time).
-    public static func text(_ value: JSONValue) -> String {
-        var output = ""
+    public static func text(_ value: JSONValue) -> String { String(decoding: bytes(value), as: UTF8.self) }
+
+    public static func encode(_ value: JSONValue) -> Data { Data(bytes(value)) }
+
+    /// The same JSON as UTF-8 bytes; written as bytes, not appended to a `String` (a third faster again).
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(value, into: &output)
         return output
     }
 
-    public static func encode(_ value: JSONValue) -> Data { Data(text(value).utf8) }
-
-    private static func write(_ value: JSONValue, into output: inout String) {
+    private static func write(_ value: JSONValue, into output: inout [UInt8]) {
         switch value {
-        case .null: output += "null"
-        case .bool(let flag): output += flag ? "true" : "false"
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         case .number(let number):
             if number.rounded() == number, abs(number) < 1e15 {
-                output += String(Int64(number))
+                output.append(contentsOf: String(Int64(number)).utf8)
             } else if number.isFinite {
-                output += "\(number)"
+                output.append(contentsOf: "\(number)".utf8)
             } else {
-                output += "null"
+                output.append(contentsOf: "null".utf8)
             }
         case .string(let text): writeString(text, into: &output)
         case .array(let items):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 write(item, into: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let object):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, key) in object.keys.sorted().enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 writeString(key, into: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 write(object[key]!, into: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ text: String, into output: inout String) {
-        output += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
+    private static func writeString(_ text: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        let utf8 = text.utf8
+        // Most strings (ids, tokens, dates) need no escape and go in whole.
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: utf8)
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
+                case 0x0A: output.append(contentsOf: "\\n".utf8)
+                case 0x0D: output.append(contentsOf: "\\r".utf8)
+                case 0x09: output.append(contentsOf: "\\t".utf8)
+                case 0x08: output.append(contentsOf: "\\b".utf8)
+                case 0x0C: output.append(contentsOf: "\\f".utf8)
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    output.append(contentsOf: "\\u00".utf8)
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                default: output.append(byte)
+                }
             }
         }
-        output += "\""
+        output.append(UInt8(ascii: "\""))
     }
 }

@@ -171,4 +171,58 @@ import Testing
                 == true)
         #expect(sent.isEmpty)
     }
+
+    /// FakeAPNs ends an idle provider connection with GOAWAY, as APNs does; the next push opens a new one.
+    @Test func aConnectionAPNsClosedIsOpenedAgainForTheNextPush() async throws {
+        let directory = try PackagePaths.temporaryDirectory()
+        var configuration = FakeAPNsConfiguration(credentialsDirectory: directory.appendingPathComponent("apns"))
+        configuration.port = 0
+        // Long enough that a new connection is never idle before its first batch, even on a busy machine.
+        configuration.idleTimeout = .seconds(2)
+        let timeline = Timeline()
+        let apns = try await FakeAPNsServer.start(configuration: configuration, timeline: timeline)
+        let services = try await start(directory: directory, apns: apns, timeline: timeline)
+        let token = services.apns.gateway.register(topic: topic)
+        try await install(services, "i-1", token: token)
+        let first = try await finalStatus(
+            services,
+            try pushStatusId(
+                try await curl(services, "POST", "/push", master: true, body: #"{"where":{},"data":{"alert":"one"}}"#)))
+        await services.apns.waitUntilNoConnectionIsOpen()
+        let second = try await finalStatus(
+            services,
+            try pushStatusId(
+                try await curl(services, "POST", "/push", master: true, body: #"{"where":{},"data":{"alert":"two"}}"#)))
+        let accepted = services.timeline.events.filter { $0.kind == .apnsAccepted }.count
+        await services.close()
+        #expect(first["numSent"] as? Int == 1)
+        #expect(second["numSent"] as? Int == 1)
+        #expect(second["numFailed"] as? Int == 0)
+        #expect(accepted == 2)
+    }
+
+    /// An `appIdentifier` that cannot be an HTTP header value (RFC 9113 section 8.2.1) fails only its
+    /// device, with what was wrong; the rest of the batch goes.
+    @Test func aTopicThatCannotBeAHeaderFailsOnlyItsDevice() async throws {
+        let services = try await start()
+        let good = services.apns.gateway.register(topic: topic)
+        try await install(services, "good", token: good)
+        let saved = try await curl(
+            services, "POST", "/installations",
+            body:
+                #"{"deviceType":"ios","installationId":"bad","deviceToken":"\#(String(repeating: "ab", count: 32))","appIdentifier":"com.x\r\nevil: 1"}"#
+        )
+        let id = try pushStatusId(
+            try await curl(services, "POST", "/push", master: true, body: #"{"where":{},"data":{"alert":"x"}}"#))
+        let status = try await finalStatus(services, id)
+        let outcomes = try await curl(
+            services, "GET", "/classes/_PushOutcome?where=%7B%22pushStatusId%22%3A%22\(id)%22%7D", master: true)
+        await services.close()
+        #expect(saved.status == 201, "\(saved.body)")
+        #expect(status["numSent"] as? Int == 1)
+        #expect(status["numFailed"] as? Int == 1)
+        let rows = try #require(outcomes.json["results"] as? [[String: Any]])
+        let errors = rows.compactMap { $0["error"] as? String }
+        #expect(errors == [#"apns-topic cannot be sent in an HTTP header: "com.x\r\nevil: 1""#], "\(rows)")
+    }
 }
