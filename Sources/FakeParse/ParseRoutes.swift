@@ -29,6 +29,12 @@ struct ParseRoutes: Sendable {
         for method in [HTTPRequest.Method.get, .post, .put, .delete] {
             router.on("parse/**", method: method) { request, _ in await respond(request) }
         }
+        // A browser's preflight is answered before any key is read, as Parse Server's allowCrossDomain does.
+        router.on("parse/**", method: .options) { _, _ in
+            var fields: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
+            ParseReply.addCrossOrigin(to: &fields)
+            return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(string: "OK")))
+        }
     }
 
     func respond(_ request: Request) async -> Response {
@@ -218,11 +224,20 @@ struct ParseReply: Sendable {
 
     var response: Response {
         var fields: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        Self.addCrossOrigin(to: &fields)
         for (name, value) in headers {
             if let name = HTTPField.Name(name) { fields[name] = value }
         }
         return Response(
             status: HTTPResponse.Status(code: status), headers: fields,
             body: .init(byteBuffer: ByteBuffer(string: ParseJSON.text(body))))
+    }
+
+    /// Parse Server's `allowCrossDomain` with its defaults, on every answer below `/parse`: a page from
+    /// any origin may call, with Parse's headers, and read the push status id.
+    static func addCrossOrigin(to fields: inout HTTPFields) {
+        for (name, value) in ParseCrossOrigin.headers {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
     }
 }

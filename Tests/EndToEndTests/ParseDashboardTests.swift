@@ -159,4 +159,59 @@ import Testing
         #expect((sent?["pushId"] as? String)?.isEmpty == false, "\(browser.transcript)")
         #expect(status == 0, "\(run.output)")
     }
+
+    /// A web app on another origin calls FakeParse as it calls Parse Server: Chromium's CORS preflight is
+    /// answered without keys, the page saves an installation, sends a push and reads its status id (an
+    /// exposed header); a find without the master key is still refused with Parse's answer.
+    @Test func aPageOnAnotherOriginCallsParseAsParseServerAllowsIt() async throws {
+        struct Call: Decodable {
+            struct Body: Decodable {
+                var code: Int?
+                var objectId: String?
+            }
+            var status: Int?
+            var body: Body?
+            var pushStatusId: String?
+            var error: String?
+        }
+        struct Seen: Decodable {
+            var origin: String
+            var saved: Call
+            var pushed: Call
+            var refused: Call
+        }
+        let serve = try await ServedHarness("parse-cross-origin")
+        let preflight = try await CurlExchange.run([
+            "-i", "-X", "OPTIONS", "-H", "Origin: http://web.example", "-H", "Access-Control-Request-Method: POST",
+            "-H", "Access-Control-Request-Headers: x-parse-application-id, x-parse-master-key, content-type",
+            serve.url("parse") + "/push",
+        ])
+        let page = serve.url("media") + "/"
+        let browser = try await ChildProcess.run(
+            PackagePaths.python,
+            [
+                PackagePaths.root.appendingPathComponent("Tests/Browser/check_cross_origin.py").path, page,
+                serve.url("parse"), serve.url("parse", "applicationId"), serve.url("parse", "masterKey"),
+                serve.url("parse", "clientKey"),
+            ], timeout: .seconds(120))
+        #expect(await serve.stop() == 0)
+
+        #expect(preflight.status == 200, "\(preflight)")
+        let headers = preflight.body.lowercased()
+        #expect(headers.contains("access-control-allow-origin: *"), "\(preflight)")
+        #expect(headers.contains("access-control-allow-methods: get,put,post,delete,options"), "\(preflight)")
+        #expect(headers.contains("x-parse-master-key, x-parse-rest-api-key"), "\(preflight)")
+        #expect(headers.contains("access-control-expose-headers: x-parse-job-status-id, x-parse-push-status-id"))
+        try #require(browser.status == 0, "\(browser.transcript)")
+        let seen = try JSONDecoder().decode(Seen.self, from: Data(browser.standardOutput.utf8))
+        let parse = try #require(URL(string: serve.url("parse")))
+        #expect(seen.origin != "http://\(parse.host() ?? ""):\(parse.port ?? 0)", "the page is on another origin")
+        #expect(seen.saved.status == 201, "\(browser.standardOutput)")
+        #expect(seen.saved.body?.objectId?.isEmpty == false, "\(browser.standardOutput)")
+        #expect(seen.pushed.status == 200, "\(browser.standardOutput)")
+        #expect(
+            seen.pushed.pushStatusId?.isEmpty == false, "the page reads the exposed header: \(browser.standardOutput)")
+        #expect(seen.refused.status == 400, "\(browser.standardOutput)")
+        #expect(seen.refused.body?.code == 119, "\(browser.standardOutput)")
+    }
 }
