@@ -8,10 +8,12 @@ import NIOHTTP2
 ///
 /// Streams get no channels of their own (NIOHTTP2's multiplexer), for the reason FakeAPNs's server
 /// handler gives: a push is one small request and a one-frame answer, and a channel per stream costs
-/// more than the push. So this handler keeps the receive windows open itself. It must be the last
-/// handler in the pipeline, after `NIOHTTP2Handler(mode: .client)`. Streams beyond the peer's
-/// `SETTINGS_MAX_CONCURRENT_STREAMS` (APNs allows one before the first authenticated request) wait in
-/// NIOHTTP2's buffer.
+/// more than the push. So this handler keeps the connection's receive window open itself. It must be
+/// the last handler in the pipeline, after `NIOHTTP2Handler(mode: .client)`.
+///
+/// Batches wait for the server's first SETTINGS: until then NIOHTTP2 would assume 100 concurrent
+/// streams, and APNs allows one before the first authenticated request. Streams beyond the server's
+/// `SETTINGS_MAX_CONCURRENT_STREAMS` then wait in NIOHTTP2's buffer.
 final class APNsConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundIn = Batch
@@ -30,16 +32,24 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
     }
 
     /// The connection takes no more requests (GOAWAY, closed, or its stream ids are spent): nothing of
-    /// the batch was sent, and it can go on another connection.
-    struct Unusable: Error {}
+    /// the batch was sent, and it can go on another connection. `why` is what ended it, when known.
+    struct Unusable: Error {
+        var why: String?
+    }
 
-    /// The receive window the connection and each stream are kept at: HTTP/2's initial size.
+    /// The receive window the connection is kept at: HTTP/2's initial size.
     static let receiveWindow = 65_535
 
     private let timeout: TimeAmount
     private var streams = APNsStreams()
     private var promises: [Int: EventLoopPromise<[APNsStreams.Outcome]>] = [:]
     private var timers: [Int: Scheduled<Void>] = [:]
+    /// Batches written before the server's first SETTINGS arrived; nil once it has.
+    private var waiting: [Batch]? = []
+    private var waitingTimer: Scheduled<Void>?
+    /// When a frame last arrived: a batch that times out on a connection that is still talking fails
+    /// alone; one on a silent connection ends the connection.
+    private var lastHeard = NIODeadline.now()
     /// The error that ended the connection, for the requests it leaves unanswered.
     private var closedBy: String?
 
@@ -52,32 +62,36 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         let batch = unwrapOutboundIn(data)
         promise?.succeed()
         guard !batch.requests.isEmpty else { return batch.promise.succeed([]) }
+        if waiting != nil, !streams.isClosing {
+            waiting?.append(batch)
+            if waitingTimer == nil {
+                waitingTimer = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+                    // No SETTINGS in all that time: APNs is not speaking HTTP/2 on this connection.
+                    closedBy = "APNs sent no HTTP/2 SETTINGS within \(timeout.nanoseconds / 1_000_000_000) s"
+                    context.close(promise: nil)
+                }
+            }
+            return
+        }
+        send(batch, context: context)
+    }
+
+    private func send(_ batch: Batch, context: ChannelHandlerContext) {
         guard let (id, ids) = streams.open(batch.requests.count) else {
-            batch.promise.fail(Unusable())
+            batch.promise.fail(Unusable(why: closedBy))
             return closeIfDone(context: context)
         }
         promises[id] = batch.promise
-        let loop = context.eventLoop.assumeIsolated()
-        timers[id] = loop.scheduleTask(in: timeout) { [self] in
-            let (finished, expired) = streams.expire(id, seconds: Int(timeout.nanoseconds / 1_000_000_000))
-            for stream in expired {
-                context.write(
-                    wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(stream), payload: .rstStream(.cancel))),
-                    promise: nil)
-            }
-            context.flush()
-            complete(finished)
-            // APNs that leaves a batch unanswered this long is not answering: the next batch gets a new
-            // connection, and the requests still open on this one fail with it.
-            closedBy = "an earlier batch was not answered within \(timeout.nanoseconds / 1_000_000_000) s"
-            context.close(promise: nil)
+        timers[id] = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+            expire(id, context: context)
         }
         for (stream, request) in zip(ids, batch.requests) {
             let streamID = HTTP2StreamID(stream)
             context.write(
                 wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: request.headers)))),
                 promise: nil)
-            // A request that cannot go (a header NIOHTTP2 refuses, say) fails here, and only that request.
+            // A request whose END_STREAM never left (the connection went away while it waited for a
+            // window or a stream slot) fails here, and only that request.
             let sent = context.eventLoop.makePromise(of: Void.self)
             sent.futureResult.assumeIsolated().whenFailure { [self] error in
                 complete(streams.notSent(stream, because: "\(error)"))
@@ -87,37 +101,82 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// A batch's time is up: its unanswered streams are reset and fail. The connection is ended too
+    /// when nothing at all arrived on it for as long, so that the next batch gets a new one.
+    private func expire(_ batch: Int, context: ChannelHandlerContext) {
+        let seconds = Int(timeout.nanoseconds / 1_000_000_000)
+        let (finished, expired) = streams.expire(batch, seconds: seconds)
+        for stream in expired { reset(stream, context: context) }
+        context.flush()
+        complete(finished)
+        if NIODeadline.now() - lastHeard >= timeout {
+            closedBy = "APNs sent nothing for \(seconds) s"
+            context.close(promise: nil)
+        }
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
+        lastHeard = .now()
         let stream = Int(frame.streamID)
         switch frame.payload {
         case .headers(let block):
             let fields = block.headers.map { (name: $0.name, value: $0.value) }
             complete(streams.headers(fields, endStream: block.endStream, on: stream))
+            if !block.endStream { resetIfEnded(stream, context: context) }
         case .data(let block):
             guard case .byteBuffer(let bytes) = block.data else { return }
             complete(streams.data(bytes, endStream: block.endStream, on: stream))
+            if !block.endStream { resetIfEnded(stream, context: context) }
         case .rstStream(let code):
-            complete(streams.reset(stream, code: Self.name(code)))
+            complete(streams.reset(stream, code: Self.name(code), unprocessed: code == .refusedStream))
         case .goAway(let lastStreamID, let code, _):
-            for finished in streams.goAway(lastStreamID: Int(lastStreamID), code: Self.name(code)) {
-                complete(finished)
-            }
+            let refused = streams.goAway(lastStreamID: Int(lastStreamID), code: Self.name(code))
+            // Streams still in NIOHTTP2's buffer are dropped by their reset, never opened after GOAWAY.
+            for stream in refused.streams { reset(stream, context: context) }
+            context.flush()
+            for finished in refused.finished { complete(finished) }
+            failWaiting()
+        case .settings(.settings):
+            sendWaiting(context: context)
         default:
             break
         }
         closeIfDone(context: context)
     }
 
-    /// A connection that takes nothing new is closed once its last answer is in.
-    private func closeIfDone(context: ChannelHandlerContext) {
-        if streams.isClosing, streams.open == 0, context.channel.isActive { context.close(promise: nil) }
+    /// Answers refused by ``APNsStreams`` before their END_STREAM (a body too large, say) leave their
+    /// stream open at NIOHTTP2: it is reset, so that APNs stops sending on it.
+    private func resetIfEnded(_ stream: Int, context: ChannelHandlerContext) {
+        guard !streams.isOpen(stream) else { return }
+        reset(stream, context: context)
+        context.flush()
+    }
+
+    private func reset(_ stream: Int, context: ChannelHandlerContext) {
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: HTTP2StreamID(stream), payload: .rstStream(.cancel))), promise: nil)
+    }
+
+    private func sendWaiting(context: ChannelHandlerContext) {
+        guard let batches = waiting else { return }
+        waiting = nil
+        waitingTimer?.cancel()
+        for batch in batches { send(batch, context: context) }
+        context.flush()
+    }
+
+    private func failWaiting() {
+        let batches = waiting ?? []
+        waiting = nil
+        waitingTimer?.cancel()
+        for batch in batches { batch.promise.fail(Unusable(why: closedBy)) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let window as NIOHTTP2WindowUpdatedEvent:
-            // A receive window is reopened once half of it is used: the connection's always.
+            // The connection's receive window is reopened once half of it is used.
             if let size = window.inboundWindowSize, size <= Self.receiveWindow / 2, window.streamID == .rootStream {
                 context.writeAndFlush(
                     wrapOutboundOut(
@@ -129,21 +188,34 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
         case let closed as StreamClosedEvent:
             // A stream NIOHTTP2 ended before its answer was complete (a protocol error, say).
             complete(streams.reset(Int(closed.streamID), code: closed.reason.map(Self.name) ?? "closed"))
+            closeIfDone(context: context)
         default:
             context.fireUserInboundEventTriggered(event)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A stream error ends only its stream (StreamClosedEvent says which); anything else ends the connection.
-        if error is NIOHTTP2Errors.StreamError { return }
+        // NIOHTTP2's errors end a stream (its StreamClosedEvent follows) or the connection (its GOAWAY):
+        // nothing new goes on this connection, and what it already has may still be answered. Anything
+        // else (TLS, the socket) ends the connection now.
+        if error is any NIOHTTP2Error {
+            streams.drain()
+            failWaiting()
+            return closeIfDone(context: context)
+        }
         closedBy = closedBy ?? "\(error)"
         context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        failWaiting()
         for finished in streams.close(because: closedBy) { complete(finished) }
         context.fireChannelInactive()
+    }
+
+    /// A connection that takes nothing new is closed once its last answer is in.
+    private func closeIfDone(context: ChannelHandlerContext) {
+        if streams.isClosing, streams.open == 0, context.channel.isActive { context.close(promise: nil) }
     }
 
     private func complete(_ finished: APNsStreams.Finished?) {

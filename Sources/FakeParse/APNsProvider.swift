@@ -42,6 +42,9 @@ final class APNsProvider: Sendable {
     private let key: P256.Signing.PrivateKey
     private let token = LockedToken()
     private let connection = LockedState<Connection?>(nil)
+    /// Every connection not yet closed: a replaced one is left to finish its answers (its handler closes
+    /// it after the last).
+    private let openChannels = LockedState<[ObjectIdentifier: any Channel]>([:])
 
     private struct Connection {
         var generation: Int
@@ -115,6 +118,7 @@ final class APNsProvider: Sendable {
     private func send(_ requests: [APNsConnectionHandler.Request]) async -> [Result<Outcome, Failure>] {
         guard !requests.isEmpty else { return [] }
         var stale: Int?
+        var lastEnd = ""
         // A connection that ended before it took the batch (nothing was sent) is replaced once.
         for _ in 0..<2 {
             let (generation, opening) = channel(replacing: stale)
@@ -136,34 +140,44 @@ final class APNsProvider: Sendable {
                         Failure(description: $0.description, unprocessed: $0.unprocessed)
                     }
                 }
+            } catch let unusable as APNsConnectionHandler.Unusable {
+                lastEnd = unusable.why.map { ": " + $0 } ?? ""
+                stale = generation
             } catch {
+                lastEnd = ": \(error)"
                 stale = generation
             }
         }
         let failure = Failure(
-            description: "the connection to APNs at \(configuration.url) ended twice before it took the push")
+            description: "the connection to APNs at \(configuration.url) ended twice before it took the push" + lastEnd)
         return Array(repeating: .failure(failure), count: requests.count)
     }
 
+    /// Closes every connection, the current one and any still answering after it was replaced.
     func shutdown() async {
-        guard let current = connection.withLock({ $0 }) else { return }
-        try? await current.channel.get().close()
+        let current = connection.withLock { $0 }
+        _ = try? await current?.channel.get()
+        for channel in openChannels.withLock({ Array($0.values) }) { try? await channel.close() }
     }
 
     /// The connection to send on: the current one, or a new one when there is none or it is `stale`.
     private func channel(replacing stale: Int?) -> (Int, EventLoopFuture<any Channel>) {
-        let (current, replaced, isNew) = connection.withLock { current in
-            if let open = current, open.generation != stale { return (open, nil as Connection?, false) }
+        let (current, isNew) = connection.withLock { current in
+            if let open = current, open.generation != stale { return (open, false) }
             let made = Connection(generation: (current?.generation ?? 0) + 1, channel: connect())
-            defer { current = made }
-            return (made, current, true)
+            current = made
+            return (made, true)
         }
         // Outside the lock: a callback may run at once.
-        replaced?.channel.whenSuccess { $0.close(promise: nil) }
         if isNew {
             // A connection that ends is forgotten, so that the next batch opens another.
             current.channel.whenSuccess { [self] channel in
-                channel.closeFuture.whenComplete { _ in self.forget(current.generation) }
+                let id = ObjectIdentifier(channel)
+                openChannels.withLock { $0[id] = channel }
+                channel.closeFuture.whenComplete { _ in
+                    self.openChannels.withLock { _ = $0.removeValue(forKey: id) }
+                    self.forget(current.generation)
+                }
             }
         }
         return (current.generation, current.channel)

@@ -10,8 +10,9 @@ struct APNsStreams {
     /// The highest stream id a client may open (RFC 9113 section 5.1.1): a connection that reaches it is
     /// spent, and the provider opens another.
     static let lastStreamID = Int(Int32.max)
-    /// An answer's body beyond this is not APNs's (its error bodies are a few dozen bytes).
-    static let maximumAnswerBody = 64 * 1024
+    /// An answer's body beyond this is not APNs's (its error bodies are a few dozen bytes). Below a
+    /// stream's receive window, so that a larger one is refused rather than left waiting for a window.
+    static let maximumAnswerBody = 16 * 1024
 
     /// What APNs answered on one stream.
     struct Answer: Equatable, Sendable {
@@ -34,9 +35,13 @@ struct APNsStreams {
             Failure(
                 description: "APNs closed the connection (GOAWAY \(code)) before taking the request", unprocessed: true)
         }
-        static func reset(_ code: String) -> Failure { Failure(description: "APNs reset the stream (\(code))") }
+        /// `REFUSED_STREAM` says APNs did not process the request (RFC 9113 section 8.7).
+        static func reset(_ code: String, unprocessed: Bool = false) -> Failure {
+            Failure(description: "APNs reset the stream (\(code))", unprocessed: unprocessed)
+        }
+        /// The request's END_STREAM never left, so APNs cannot have processed it.
         static func notSent(_ why: String) -> Failure {
-            Failure(description: "the request could not be sent to APNs: \(why)")
+            Failure(description: "the request could not be sent to APNs: \(why)", unprocessed: true)
         }
         static func timedOut(seconds: Int) -> Failure {
             Failure(description: "APNs did not answer within \(seconds) s")
@@ -80,6 +85,12 @@ struct APNsStreams {
 
     /// Requests waiting for an answer.
     var open: Int { exchanges.count }
+
+    /// Whether `stream` still waits for its answer.
+    func isOpen(_ stream: Int) -> Bool { exchanges[stream] != nil }
+
+    /// Nothing new is opened; what is open may still be answered.
+    mutating func drain() { isClosing = true }
 
     /// Opens a stream for each of `count` requests and returns the batch and the stream ids, in the
     /// requests' order; nil when the connection cannot take them (it is closing, or its stream ids would
@@ -135,8 +146,8 @@ struct APNsStreams {
     }
 
     /// RST_STREAM from APNs, or a stream NIOHTTP2 ended for a protocol error.
-    mutating func reset(_ stream: Int, code: String) -> Finished? {
-        end(stream, .failure(.reset(code)))
+    mutating func reset(_ stream: Int, code: String, unprocessed: Bool = false) -> Finished? {
+        end(stream, .failure(.reset(code, unprocessed: unprocessed)))
     }
 
     /// The request's frames could not be written.
@@ -144,10 +155,12 @@ struct APNsStreams {
         end(stream, .failure(.notSent(why)))
     }
 
-    /// GOAWAY: streams above `lastStreamID` were never taken; those at or below it may still be answered.
-    mutating func goAway(lastStreamID: Int, code: String) -> [Finished] {
+    /// GOAWAY: streams above `lastStreamID` were never taken, and are returned to be reset; those at or
+    /// below it may still be answered.
+    mutating func goAway(lastStreamID: Int, code: String) -> (finished: [Finished], streams: [Int]) {
         isClosing = true
-        return exchanges.keys.filter { $0 > lastStreamID }.sorted().compactMap { end($0, .failure(.goingAway(code))) }
+        let refused = exchanges.keys.filter { $0 > lastStreamID }.sorted()
+        return (refused.compactMap { end($0, .failure(.goingAway(code))) }, refused)
     }
 
     /// The batch's time is up: its unanswered requests fail, and their streams are returned to be reset.

@@ -47,7 +47,9 @@ public enum ParseJSON {
             if number.rounded() == number, abs(number) < 1e15 {
                 output.append(contentsOf: String(Int64(number)).utf8)
             } else if number.isFinite {
-                output.append(contentsOf: "\(number)".utf8)
+                // Swift writes whole numbers from 1e15 to 2^53 as "1000000000000000.0"; Foundation drops the ".0".
+                let text = "\(number)"
+                output.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])
             } else {
                 output.append(contentsOf: "null".utf8)
             }

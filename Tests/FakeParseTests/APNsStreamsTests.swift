@@ -75,7 +75,7 @@ import Testing
         #expect(
             done.outcomes == [
                 .failure(Failure(description: "APNs's answer sent a body before its head")),
-                .failure(Failure(description: "APNs's answer is larger than 65536 bytes")),
+                .failure(Failure(description: "APNs's answer is larger than 16384 bytes")),
             ])
         // Frames for a stream that has ended change nothing.
         #expect(streams.data(ByteBuffer(string: "late"), endStream: true, on: 3) == nil)
@@ -85,15 +85,23 @@ import Testing
     @Test func aResetOrAWriteThatFailedEndsOnlyItsRequest() throws {
         var streams = APNsStreams()
         _ = try required(streams.open(3))
-        #expect(streams.reset(1, code: "REFUSED_STREAM") == nil)
+        #expect(streams.reset(1, code: "REFUSED_STREAM", unprocessed: true) == nil)
         #expect(streams.notSent(3, because: "no such stream") == nil)
+        #expect(!streams.isOpen(3))
+        #expect(streams.isOpen(5))
         let done = try required(streams.headers([(":status", "200")], endStream: true, on: 5))
+        // Neither reached APNs's processing: both may be sent again.
         #expect(
             done.outcomes == [
-                .failure(Failure(description: "APNs reset the stream (REFUSED_STREAM)")),
-                .failure(Failure(description: "the request could not be sent to APNs: no such stream")),
+                .failure(Failure(description: "APNs reset the stream (REFUSED_STREAM)", unprocessed: true)),
+                .failure(
+                    Failure(description: "the request could not be sent to APNs: no such stream", unprocessed: true)),
                 answer(200, nil),
             ])
+        var other = APNsStreams()
+        _ = try required(other.open(1))
+        let cancelled = try required(other.reset(1, code: "CANCEL"))
+        #expect(cancelled.outcomes == [.failure(Failure(description: "APNs reset the stream (CANCEL)"))])
     }
 
     @Test func goAwayRefusesTheStreamsAboveItsLastOneAsUnprocessedAndTheRestMayFinish() throws {
@@ -104,9 +112,10 @@ import Testing
         let goingAway = Failure(
             description: "APNs closed the connection (GOAWAY NO_ERROR) before taking the request", unprocessed: true)
         #expect(
-            refused == [
+            refused.finished == [
                 APNsStreams.Finished(batch: second.batch, outcomes: [.failure(goingAway), .failure(goingAway)])
             ])
+        #expect(refused.streams == second.streams, "to be reset, so that NIOHTTP2 never opens them")
         #expect(streams.isClosing)
         #expect(streams.open(1) == nil)
         #expect(streams.headers([(":status", "200")], endStream: true, on: 1) == nil)
@@ -140,6 +149,15 @@ import Testing
                 APNsStreams.Finished(batch: second.batch, outcomes: [.failure(closed)]),
             ])
         #expect(streams.open(1) == nil)
+    }
+
+    @Test func aDrainedConnectionOpensNothingAndStillTakesAnswers() throws {
+        var streams = APNsStreams()
+        _ = try required(streams.open(1))
+        streams.drain()
+        #expect(streams.open(1) == nil)
+        let done = try required(streams.headers([(":status", "200")], endStream: true, on: 1))
+        #expect(done.outcomes == [answer(200, nil)])
     }
 
     @Test func aConnectionWhoseStreamIdsWouldRunOutTakesNothingMore() throws {
