@@ -81,14 +81,17 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Sends GOAWAY `Shutdown` on every connection and waits until they are closed. A connection that
-    /// cannot take the frame within `grace` (its TLS handshake never finished, its peer reads nothing)
-    /// is closed without it.
-    func shutdownAll(grace: TimeAmount = .seconds(2)) async {
+    /// Says goodbye on every connection (`farewell`; by default GOAWAY `Shutdown`) and waits until they
+    /// are closed. A connection that cannot take it within `grace` (its TLS handshake never finished, its
+    /// peer reads nothing) is closed without it.
+    func shutdownAll(
+        grace: TimeAmount = .seconds(2),
+        farewell: @escaping @Sendable (any Channel) -> Void = { ConnectionGoAway.send(reason: "Shutdown", on: $0) }
+    ) async {
         let open = state.withLock { Array($0.channels.values) }
         for channel in open {
             channel.eventLoop.execute {
-                ConnectionGoAway.send(reason: "Shutdown", on: channel)
+                farewell(channel)
                 let forced = channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
                 channel.closeFuture.whenComplete { _ in forced.cancel() }
             }

@@ -19,6 +19,8 @@ public final class DeviceGateway: Sendable {
         var stored: [String: Stored] = [:]
         /// Notifications held for the coalescing window, per topic.
         var coalescing: [String: AcceptedNotification] = [:]
+        /// The feedback service has listed this removed app's token (its list is cleared once read).
+        var reportedToFeedback = false
     }
 
     /// A stored notification, its expiry, and the timer of its device and topic. The timer outlives
@@ -77,6 +79,23 @@ public final class DeviceGateway: Sendable {
                 ["deviceToken": token, "timestamp": "\(Int64(date.timeIntervalSince1970 * 1000))"])
         }
         return found
+    }
+
+    /// The feedback service's list for a push certificate: the tokens of removed apps on its topics and
+    /// environment, each with when APNs learned the app was gone, oldest first. Taken: Apple clears the
+    /// list once it is read, so the next read lists only apps removed since.
+    func takeFeedback(topics: Set<String>, environment: String) -> [(token: String, removedAt: Date)] {
+        devices.withLock { devices in
+            var listed: [(token: String, removedAt: Date)] = []
+            for (token, device) in devices where !device.reportedToFeedback {
+                guard let removedAt = device.record.unregisteredAt, device.record.environment == environment,
+                    topics.contains(device.record.topic)
+                else { continue }
+                devices[token]?.reportedToFeedback = true
+                listed.append((token, removedAt))
+            }
+            return listed.sorted { ($0.removedAt, $0.token) < ($1.removedAt, $1.token) }
+        }
     }
 
     /// Takes a device off the network or brings it back; coming back delivers what was stored for it.

@@ -16,6 +16,11 @@ public struct FakeAPNsConfiguration: Sendable {
     public var productionPort: Int?
     /// Plaintext HTTP/2 (h2c, prior knowledge) for local debugging, environment ``environment``; nil for none.
     public var plaintextPort: Int?
+    /// Apple's legacy binary gateway (`gateway.push.apple.com:2195`, retired in 2021): TLS with a push
+    /// certificate, environment ``environment``; nil for none.
+    public var legacyPort: Int?
+    /// The legacy feedback service (`feedback.push.apple.com:2196`) for the same certificates; nil for none.
+    public var feedbackPort: Int?
     /// The inspection and control API (plain HTTP/1.1).
     public var controlPort = 0
     public var teamId = "HARNESSTM1"

@@ -33,6 +33,10 @@ public final class FakeAPNsServer: Service, Sendable {
     public let productionPort: Int?
     /// The plaintext (h2c) listener's port, when configured.
     public let plaintextPort: Int?
+    /// The legacy binary gateway's port, when configured.
+    public let legacyPort: Int?
+    /// The feedback service's port, when configured.
+    public let feedbackPort: Int?
     /// `ca.pem`: the root a client must trust.
     public let caFile: URL
     /// `AuthKey_<keyId>.p8`: the provider's signing key.
@@ -42,6 +46,8 @@ public final class FakeAPNsServer: Service, Sendable {
     public let authority: LocalCertificateAuthority
     private let listeners: [any Channel]
     private let connections: ConnectionRegistry
+    /// The legacy gateway's and feedback service's connections, told apart from HTTP/2's at shutdown.
+    private let legacyConnections: ConnectionRegistry
     private let background = LockedState<BackgroundRun?>(nil)
 
     public var url: String { "https://\(configuration.host):\(port)" }
@@ -77,13 +83,13 @@ public final class FakeAPNsServer: Service, Sendable {
         let tlsContext = try authority.makeServerTLSContext()
         let connections = ConnectionRegistry()
 
+        let legacyConnections = ConnectionRegistry()
+        let legacyTLS = try authority.makeLegacyServerTLSContext()
         var listeners: [any Channel] = []
-        func listen(_ port: Int, environment: String, tls: Bool, setting: String) async throws -> Int {
+        /// Binds one listener; on failure closes those already bound and names the setting.
+        func listen(_ port: Int, setting: String, _ bootstrap: ServerBootstrap) async throws -> Int {
             do {
-                let channel = try await makeBootstrap(
-                    endpoint: endpoint, environment: environment, tls: tls ? tlsContext : nil,
-                    configuration: configuration, connections: connections, timeline: timeline
-                ).bind(host: configuration.host, port: port).get()
+                let channel = try await bootstrap.bind(host: configuration.host, port: port).get()
                 listeners.append(channel)
                 return channel.localAddress?.port ?? port
             } catch {
@@ -91,17 +97,35 @@ public final class FakeAPNsServer: Service, Sendable {
                 throw PortInUse.wrap(error, port: port, service: "apns", setting: setting)
             }
         }
+        func provider(environment: String, tls: Bool) -> ServerBootstrap {
+            makeBootstrap(
+                endpoint: endpoint, environment: environment, tls: tls ? tlsContext : nil,
+                configuration: configuration, connections: connections, timeline: timeline)
+        }
+        func legacy(_ service: LegacyService) -> ServerBootstrap {
+            makeLegacyBootstrap(
+                service, endpoint: endpoint, tls: legacyTLS, configuration: configuration,
+                connections: legacyConnections, timeline: timeline)
+        }
         let port = try await listen(
-            configuration.port, environment: configuration.environment, tls: true, setting: "port")
+            configuration.port, setting: "port", provider(environment: configuration.environment, tls: true))
         var productionPort: Int?
         if let configured = configuration.productionPort {
             productionPort = try await listen(
-                configured, environment: "production", tls: true, setting: "productionPort")
+                configured, setting: "productionPort", provider(environment: "production", tls: true))
         }
         var plaintextPort: Int?
         if let configured = configuration.plaintextPort {
             plaintextPort = try await listen(
-                configured, environment: configuration.environment, tls: false, setting: "plaintextPort")
+                configured, setting: "plaintextPort", provider(environment: configuration.environment, tls: false))
+        }
+        var legacyPort: Int?
+        if let configured = configuration.legacyPort {
+            legacyPort = try await listen(configured, setting: "legacyPort", legacy(.gateway))
+        }
+        var feedbackPort: Int?
+        if let configured = configuration.feedbackPort {
+            feedbackPort = try await listen(configured, setting: "feedbackPort", legacy(.feedback))
         }
         let issuer = PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
         let control = ControlAPI.make(
@@ -109,31 +133,57 @@ public final class FakeAPNsServer: Service, Sendable {
             certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
         return FakeAPNsServer(
             configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
-            port: port, productionPort: productionPort, plaintextPort: plaintextPort, caFile: caFile,
-            keyFile: keyFile, controlAPI: control, authority: authority, listeners: listeners,
-            connections: connections)
+            port: port, productionPort: productionPort, plaintextPort: plaintextPort, legacyPort: legacyPort,
+            feedbackPort: feedbackPort, caFile: caFile, keyFile: keyFile, controlAPI: control, authority: authority,
+            listeners: listeners, connections: connections, legacyConnections: legacyConnections)
     }
 
     private static func makeBootstrap(
         endpoint: ProviderEndpoint, environment: String, tls: NIOSSLContext?, configuration: FakeAPNsConfiguration,
         connections: ConnectionRegistry, timeline: Timeline
     ) -> ServerBootstrap {
+        acceptingBootstrap(
+            tls: tls, configuration: configuration, connections: connections, timeline: timeline,
+            full: "\(configuration.maxConnections) connections are open (maxConnections)"
+        ) { pipeline in
+            if let idleTimeout = configuration.idleTimeout {
+                try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(idleTimeout)))
+            }
+            var settings = NIOHTTP2Handler.ConnectionConfiguration()
+            settings.initialSettings = [
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
+                HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
+            ]
+            // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck), in one
+            // pass, and writes only well-formed responses.
+            settings.headerBlockValidation = .disabled
+            try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
+            try pipeline.addHandler(
+                ProviderConnectionHandler(
+                    endpoint: endpoint, connection: ProviderConnection(environment: environment),
+                    recorder: configuration.recorder))
+            try pipeline.addHandler(ConnectionGoAway())
+        }
+    }
+
+    /// What every FakeAPNs listener does with a new connection: count it against `maxConnections`
+    /// (closing it at once when full, `full` saying why), register it for shutdown, then TLS with its
+    /// handshake timeout, then the protocol's handlers (`handlers`). Accepting starts in ``run()``.
+    static func acceptingBootstrap(
+        tls: NIOSSLContext?, configuration: FakeAPNsConfiguration, connections: ConnectionRegistry,
+        timeline: Timeline, full: String,
+        handlers: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+    ) -> ServerBootstrap {
         let open = ConnectionCount(limit: configuration.maxConnections)
         let handshakeTimeout = configuration.handshakeTimeout
         return ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            // Accepting starts in run().
             .serverChannelOption(.autoRead, value: false)
             .childChannelInitializer { channel in
                 let client = channel.remoteAddress?.description ?? "-"
                 guard open.enter(closing: channel) else {
-                    timeline.publish(
-                        .apnsConnectionRefused, source: "apns",
-                        [
-                            "client": client,
-                            "why": "\(configuration.maxConnections) connections are open (maxConnections)",
-                        ])
+                    timeline.publish(.apnsConnectionRefused, source: "apns", ["client": client, "why": full])
                     // A failed initializer makes the bootstrap close the new channel.
                     return channel.eventLoop.makeFailedFuture(ConnectionCount.Full())
                 }
@@ -149,32 +199,16 @@ public final class FakeAPNsServer: Service, Sendable {
                                     ["client": client, "why": "handshake timeout", "after": "\(handshakeTimeout)"])
                             })
                     }
-                    if let idleTimeout = configuration.idleTimeout {
-                        try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(idleTimeout)))
-                    }
-                    var settings = NIOHTTP2Handler.ConnectionConfiguration()
-                    settings.initialSettings = [
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
-                        HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
-                    ]
-                    // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck),
-                    // in one pass, and writes only well-formed responses.
-                    settings.headerBlockValidation = .disabled
-                    try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
-                    try pipeline.addHandler(
-                        ProviderConnectionHandler(
-                            endpoint: endpoint, connection: ProviderConnection(environment: environment),
-                            recorder: configuration.recorder))
-                    try pipeline.addHandler(ConnectionGoAway())
+                    try handlers(pipeline)
                 }
             }
     }
 
     private init(
         configuration: FakeAPNsConfiguration, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
-        signingKey: ProviderSigningKey, port: Int, productionPort: Int?, plaintextPort: Int?, caFile: URL,
-        keyFile: URL, controlAPI: ControlAPI, authority: LocalCertificateAuthority, listeners: [any Channel],
-        connections: ConnectionRegistry
+        signingKey: ProviderSigningKey, port: Int, productionPort: Int?, plaintextPort: Int?, legacyPort: Int?,
+        feedbackPort: Int?, caFile: URL, keyFile: URL, controlAPI: ControlAPI, authority: LocalCertificateAuthority,
+        listeners: [any Channel], connections: ConnectionRegistry, legacyConnections: ConnectionRegistry
     ) {
         self.authority = authority
         self.configuration = configuration
@@ -185,11 +219,14 @@ public final class FakeAPNsServer: Service, Sendable {
         self.port = port
         self.productionPort = productionPort
         self.plaintextPort = plaintextPort
+        self.legacyPort = legacyPort
+        self.feedbackPort = feedbackPort
         self.caFile = caFile
         self.keyFile = keyFile
         self.controlAPI = controlAPI
         self.listeners = listeners
         self.connections = connections
+        self.legacyConnections = legacyConnections
     }
 
     /// Binds `configuration`'s listeners and runs the server until ``close()``: for a caller without a
@@ -216,7 +253,9 @@ public final class FakeAPNsServer: Service, Sendable {
             group.addTask {
                 try? await gracefulShutdown()
                 for listener in self.listeners { try? await listener.close() }
+                async let legacy: Void = self.legacyConnections.shutdownAll(farewell: Self.legacyFarewell)
                 await self.connections.shutdownAll()
+                await legacy
             }
             for listener in listeners { try await listener.setOption(.autoRead, value: true).get() }
         }

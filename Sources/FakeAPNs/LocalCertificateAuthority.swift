@@ -62,18 +62,30 @@ public struct LocalCertificateAuthority: Sendable {
         return (certificate, key)
     }
 
-    /// A TLS server context presenting a freshly issued certificate and offering ALPN `h2`.
+    /// A TLS server context presenting a freshly issued certificate and offering ALPN `h2`. Like APNs,
+    /// it asks for a client certificate, accepts connections without one (token auth), and verifies one
+    /// that is presented against the CA that issues push certificates.
     func makeServerTLSContext() throws -> NIOSSLContext {
+        try makeServerTLSContext(clientCertificate: .optionalVerification, applicationProtocols: ["h2"])
+    }
+
+    /// The legacy gateway's and feedback service's TLS: no ALPN, and a client certificate from this CA
+    /// required in the handshake, as Apple required a push certificate on ports 2195 and 2196.
+    func makeLegacyServerTLSContext() throws -> NIOSSLContext {
+        try makeServerTLSContext(clientCertificate: .noHostnameVerification, applicationProtocols: [])
+    }
+
+    private func makeServerTLSContext(
+        clientCertificate: CertificateVerification, applicationProtocols: [String]
+    ) throws -> NIOSSLContext {
         let (certificate, key) = try issueServerCertificate()
         let chain = try NIOSSLCertificate(bytes: Array(certificate.serializeAsPEM().pemString.utf8), format: .pem)
         let privateKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(chain)], privateKey: .privateKey(privateKey))
-        configuration.applicationProtocols = ["h2"]
+        configuration.applicationProtocols = applicationProtocols
         configuration.minimumTLSVersion = .tlsv12
-        // Like APNs: ask for a client certificate, accept connections without one (token auth), and
-        // verify one that is presented against the CA that issues push certificates.
-        configuration.certificateVerification = .optionalVerification
+        configuration.certificateVerification = clientCertificate
         configuration.trustRoots = .certificates([
             try NIOSSLCertificate(bytes: Array(self.certificate.serializeAsPEM().pemString.utf8), format: .pem)
         ])

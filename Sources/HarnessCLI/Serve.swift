@@ -202,6 +202,8 @@ struct Serve: AsyncParsableCommand {
 struct EndpointsFile: Encodable {
     struct APNs: Encodable {
         var url, caFile, teamId, keyId, keyFile, topic, controlURL: String
+        /// The legacy binary gateway and the feedback service, `host:port`, when they listen.
+        var legacyGateway, feedback: String?
     }
     struct Media: Encodable {
         var url, controlURL: String
@@ -220,7 +222,9 @@ struct EndpointsFile: Encodable {
         apns = APNs(
             url: stack.apns.url, caFile: stack.apns.caFile.path, teamId: stack.apns.signingKey.teamId,
             keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
-            controlURL: stack.apns.controlURL)
+            controlURL: stack.apns.controlURL,
+            legacyGateway: stack.apns.legacyPort.map { "\(stack.apns.configuration.host):\($0)" },
+            feedback: stack.apns.feedbackPort.map { "\(stack.apns.configuration.host):\($0)" })
         media = Media(
             url: stack.media.url, controlURL: stack.media.controlURL,
             accessLog: stack.media.configuration.accessLog?.path)

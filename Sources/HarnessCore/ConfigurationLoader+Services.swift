@@ -21,6 +21,8 @@ extension ConfigurationLoader {
         KeyTable([
             "port": { $1.port = try $0.port() },
             "controlPort": { $1.controlPort = try $0.port() },
+            "legacyPort": { $1.legacyPort = try $0.nullOr { try $0.port() } },
+            "feedbackPort": { $1.feedbackPort = try $0.nullOr { try $0.port() } },
             "teamId": { $1.teamId = try $0.identifier() },
             "keyId": { $1.keyId = try $0.identifier() },
             "coalescingWindow": { $1.delivery.coalescingWindow = try $0.duration() },

@@ -32,6 +32,9 @@ public struct ServicesConfiguration: Sendable {
         // Folders, files and sockets are the run's (forRun); these stand in until then.
         let state = baseDirectory.appendingPathComponent(".harness/state")
         apns = FakeAPNsConfiguration(credentialsDirectory: state.appendingPathComponent("apns"))
+        // Apple's legacy binary gateway and feedback service, on Apple's ports.
+        apns.legacyPort = 2195
+        apns.feedbackPort = 2196
         media = MediaServerConfiguration(
             root: baseDirectory.appendingPathComponent("Fixtures/media").standardizedFileURL)
         parse = FakeParseConfiguration(
@@ -52,6 +55,8 @@ public struct ServicesConfiguration: Sendable {
     public mutating func useEphemeralPorts() {
         apns.port = 0
         apns.controlPort = 0
+        if apns.legacyPort != nil { apns.legacyPort = 0 }
+        if apns.feedbackPort != nil { apns.feedbackPort = 0 }
         media.port = 0
         media.controlPort = 0
         parse.port = 0

@@ -112,6 +112,7 @@ public enum EventCatalogue {
                 kind: EventKind("apns.discarded"), source: "apns", attributes: ["apnsId", "deviceToken", "reason"],
                 meaning: "An accepted push was dropped undelivered (`reason`: no such device, or expiration 0 or past)."
             ),
+        ] + legacyAPNs + [
 
             // device
             EventSpec(

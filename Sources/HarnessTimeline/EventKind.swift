@@ -47,6 +47,13 @@ extension EventKind {
     public static let apnsConnectionClosed: EventKind = "apns.connection.closed"
     /// A provider connection closed as it opened: the listener has `maxConnections` open (`client`, `why`).
     public static let apnsConnectionRefused: EventKind = "apns.connection.refused"
+    /// The legacy binary gateway answered with an error response and closed the connection (`status`,
+    /// `name`, `identifier`).
+    public static let apnsLegacyRefused: EventKind = "apns.legacy.refused"
+    /// A legacy gateway connection ended in the middle of a command (`client`, `bytes` left unread).
+    public static let apnsLegacyTruncated: EventKind = "apns.legacy.truncated"
+    /// A provider read the feedback service (`topic`, `count`, `tokens`).
+    public static let apnsFeedbackRead: EventKind = "apns.feedback.read"
     /// A part of the run's services did not stop within the teardown's limit and was left behind
     /// (`part`: device, parse, media or apns; `after`).
     public static let teardownStuck: EventKind = "harness.teardown.stuck"

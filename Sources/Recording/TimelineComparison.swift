@@ -24,7 +24,7 @@ public enum TimelineComparison {
             "deviceToken",
             "elapsed", "seconds", "after", "took", "duration", "home", "container", "client", "location",
             "temporaryFile", "createdAt", "updatedAt", "pushId", "statusId", "pushStatusId", "installation",
-            "taskIdentifier", "timestamp", "until", "pushTime", "errorMessage",
+            "taskIdentifier", "timestamp", "until", "pushTime", "errorMessage", "tokens",
         ]
 
         public init() {}

@@ -11,7 +11,7 @@ struct ComparedAttributesTests {
     static let sameInEveryRun: Set<String> = [
         "alertBody", "alertTitle", "allowance", "allowsCellularAccess", "appIdentifier", "appState",
         "atByte", "attempt", "badge", "body", "bootLaunchDelay", "budget", "bundleId", "button", "by", "bytes",
-        "cancelledReason", "cause", "code", "collapseId", "completionId", "created", "decision", "detail",
+        "cancelledReason", "cause", "code", "collapseId", "count", "completionId", "created", "decision", "detail",
         "deviceType", "discretionary", "environment", "error", "event", "expected", "fault", "fireIn",
         "firstByteDelay", "for", "fromByte", "held", "how", "identifier", "latency", "limit", "line", "locked",
         "lostBytes", "message", "method", "name", "nearest", "network", "next", "numFailed", "numSent", "of",

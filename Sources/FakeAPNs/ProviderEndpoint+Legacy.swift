@@ -1,0 +1,25 @@
+import Foundation
+
+extension ProviderEndpoint {
+    /// One notification from the legacy binary gateway, through the HTTP/2 API's rules: the same
+    /// validation (the certificate's bundle id is the topic), injected faults, log and delivery. Returns
+    /// the status to answer with, or nil when it was taken (the gateway never answers success).
+    func handleLegacy(
+        _ notification: LegacyFrameReader.Notification, certificate: ProviderCertificate, environment: String,
+        connection: ProviderConnection
+    ) -> LegacyStatus? {
+        var headers = [
+            (name: ":method", value: "POST"),
+            (name: ":path", value: "/3/device/" + notification.token.map { String(format: "%02x", $0) }.joined()),
+        ]
+        if let expiry = notification.expiry { headers.append((name: "apns-expiration", value: "\(expiry)")) }
+        if let priority = notification.priority { headers.append((name: "apns-priority", value: "\(priority)")) }
+        let request = ProviderRequest(headers: headers, body: Data(notification.payload))
+        connection.credential = .certificate(certificate)
+        let answer = handle(request, connection: connection)
+        switch answer.outcome {
+        case .success: return nil
+        case .failure(let reason): return LegacyStatus.answering(reason)
+        }
+    }
+}
