@@ -190,4 +190,56 @@ import Testing
         let exchange = try JSONDecoder().decode(Exchange.self, from: Data(result.standardOutput.utf8))
         #expect(exchange.received == "080a" + String(format: "%08x", 41))
     }
+
+    struct PushjackRun: Decodable {
+        struct Outcome: Decodable {
+            var successes: [String]
+            var failures: [String: String]
+        }
+        struct Expired: Decodable {
+            var token: String
+            var timestamp: Int
+        }
+        var bulk: Outcome
+        var oversized: Outcome
+        var feedback: [Expired]
+        var feedbackAgain: Int
+    }
+
+    /// pushjack from PyPI: a bulk send where the gateway refuses two unknown tokens (pushjack sends the
+    /// rest again after each error response, as Apple asked), an oversized payload, and the feedback
+    /// service read twice.
+    @Test func pushjackSendsGetsApplesErrorsAndReadsTheFeedbackService() async throws {
+        let services = try await Services()
+        let good = (0..<2).map { _ in services.server.gateway.register(topic: topic) { _ in } }
+        let removed = services.server.gateway.register(topic: topic) { _ in }
+        services.server.gateway.unregister(removed, at: Date(timeIntervalSince1970: 1_700_000_000))
+        let unknown = (0..<2).map { String(repeating: "\($0 + 1)f", count: 32) }
+        let tokens: [String: [String]] = [
+            "bulk": [good[0], unknown[0], good[1], unknown[1]], "oversized": [good[0]],
+        ]
+        let script = PackagePaths.root.appendingPathComponent("Tests/Conformance/legacy_pushjack.py").path
+        let result = try await ChildProcess.run(
+            PackagePaths.python,
+            [
+                script, "127.0.0.1", "\(try #require(services.server.legacyPort))",
+                "\(try #require(services.server.feedbackPort))", services.certificate.combinedFile,
+                String(decoding: try JSONEncoder().encode(tokens), as: UTF8.self),
+            ])
+        let accepted = services.timeline.events.filter { $0.kind == .apnsAccepted }.compactMap {
+            $0.attributes["deviceToken"]
+        }
+        await services.server.close()
+        try #require(result.status == 0, "pushjack (ci/test installs it into .venv): \(result.transcript)")
+        let run = try JSONDecoder().decode(PushjackRun.self, from: Data(result.standardOutput.utf8))
+        #expect(run.bulk.successes == good, "\(run.bulk)")
+        #expect(
+            run.bulk.failures == [unknown[0]: "APNSInvalidTokenError", unknown[1]: "APNSInvalidTokenError"],
+            "\(run.bulk)")
+        #expect(accepted == good, "each good token taken once, the second after pushjack sent it again")
+        #expect(run.oversized.failures == [good[0]: "APNSInvalidPayloadSizeError"], "\(run.oversized)")
+        #expect(run.feedback.map(\.token) == [removed])
+        #expect(run.feedback.first?.timestamp == 1_700_000_000)
+        #expect(run.feedbackAgain == 0, "the list is cleared once read")
+    }
 }
