@@ -32,4 +32,31 @@ import NIOCore
             _ = PushCertificateIssuer.problem(bundleId: request.bundleId)
         }
     }
+
+    /// A connection's bytes to the legacy binary gateway: read command by command as the gateway reads
+    /// them, each notification validated as the gateway validates it (a device directory that knows
+    /// no token), its refusal turned into the error response.
+    public static func legacyStream(_ bytes: [UInt8]) {
+        let validator = ProviderRequestValidator { _ in nil }
+        let certificate = ProviderCertificate(bundleId: "com.example.app", environments: ["sandbox"])
+        var used = 0
+        while used < bytes.count {
+            switch LegacyFrameReader.next(bytes[used...]) {
+            case .needMore: return
+            case .refused(let response):
+                _ = response.bytes
+                return
+            case .notification(let notification, let length):
+                used += length
+                let request = ProviderEndpoint.legacyRequest(notification)
+                if case .failure(let reason) = validator.validate(
+                    request, environment: "sandbox", certificate: certificate, authenticate: { _ in nil })
+                {
+                    _ = LegacyStatus.answering(reason).map {
+                        LegacyErrorResponse(status: $0, identifier: notification.identifier).bytes
+                    }
+                }
+            }
+        }
+    }
 }

@@ -8,18 +8,24 @@ extension ProviderEndpoint {
         _ notification: LegacyFrameReader.Notification, certificate: ProviderCertificate, environment: String,
         connection: ProviderConnection
     ) -> LegacyStatus? {
-        var headers = [
-            (name: ":method", value: "POST"),
-            (name: ":path", value: "/3/device/" + notification.token.map { String(format: "%02x", $0) }.joined()),
-        ]
-        if let expiry = notification.expiry { headers.append((name: "apns-expiration", value: "\(expiry)")) }
-        if let priority = notification.priority { headers.append((name: "apns-priority", value: "\(priority)")) }
-        let request = ProviderRequest(headers: headers, body: Data(notification.payload))
+        let request = Self.legacyRequest(notification)
         connection.credential = .certificate(certificate)
         let answer = handle(request, connection: connection)
         switch answer.outcome {
         case .success: return nil
         case .failure(let reason): return LegacyStatus.answering(reason)
         }
+    }
+
+    /// The HTTP/2 request a legacy notification stands for: its token in the path, its expiry and
+    /// priority as headers, no topic (the certificate's bundle id is the topic).
+    static func legacyRequest(_ notification: LegacyFrameReader.Notification) -> ProviderRequest {
+        var headers = [
+            (name: ":method", value: "POST"),
+            (name: ":path", value: "/3/device/" + notification.token.map { String(format: "%02x", $0) }.joined()),
+        ]
+        if let expiry = notification.expiry { headers.append((name: "apns-expiration", value: "\(expiry)")) }
+        if let priority = notification.priority { headers.append((name: "apns-priority", value: "\(priority)")) }
+        return ProviderRequest(headers: headers, body: Data(notification.payload))
     }
 }

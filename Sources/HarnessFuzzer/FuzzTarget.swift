@@ -10,6 +10,8 @@ import HarnessCore
 enum FuzzTarget: String, CaseIterable {
     /// The provider API: request headers and body, the JWT, a client certificate.
     case providerRequest = "provider-request"
+    /// The legacy binary gateway: a connection's bytes, commands 0, 1 and 2.
+    case legacyGateway = "legacy-gateway"
     /// The media server: request target, `Range` and conditionals, glob patterns, fault rules and settings.
     case mediaRequest = "media-request"
     /// The control APIs' JSON bodies: APNs failures, rate limits, certificates; media faults and settings.
@@ -24,6 +26,7 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .providerRequest: ProviderRequestTarget.run(bytes)
+        case .legacyGateway: FakeAPNsFuzzing.legacyStream(bytes)
         case .mediaRequest: MediaServerFuzzing.request(bytes)
         case .controlJSON:
             FakeAPNsFuzzing.controlBody(bytes)

@@ -6,7 +6,8 @@ import Testing
 /// without crashing: the fuzzer's finds stay regression tests.
 @Suite struct FuzzCorpusTests {
     static let targets = [
-        "provider-request", "media-request", "control-json", "parse-push", "harness-yml", "device-message",
+        "provider-request", "legacy-gateway", "media-request", "control-json", "parse-push", "harness-yml",
+        "device-message",
     ]
 
     @Test(arguments: targets)
