@@ -53,12 +53,16 @@ public final class ControlAPI: Sendable {
         var bundleId: String
         /// `sandbox`, `production` or `universal`.
         var environment: String?
+        /// Protects the `.p12`; ``PushCertificateIssuer/defaultPassphrase`` when absent.
+        var p12Passphrase: String?
     }
 
     struct IssuedResponse: ResponseEncodable {
         var certificateFile: String
         var keyFile: String
         var combinedFile: String
+        var cerFile: String
+        var p12File: String
     }
 
     struct NotificationList: ResponseEncodable {
@@ -144,12 +148,19 @@ public final class ControlAPI: Sendable {
                 throw HTTPError(
                     .badRequest, message: "environment must be sandbox, production or universal, not '\(other)'")
             }
-            let issued = try certificates.issue(bundleId: body.bundleId, environments: environments)
+            let issued: PushCertificateIssuer.Issued
+            do {
+                issued = try certificates.issue(
+                    bundleId: body.bundleId, environments: environments,
+                    passphrase: body.p12Passphrase ?? PushCertificateIssuer.defaultPassphrase)
+            } catch let refusal as CertificateRequestError {
+                throw HTTPError(.badRequest, message: refusal.message)
+            }
             return EditedResponse(
                 status: .created,
                 response: IssuedResponse(
-                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, combinedFile: issued.combinedFile)
-            )
+                    certificateFile: issued.certificateFile, keyFile: issued.keyFile, combinedFile: issued.combinedFile,
+                    cerFile: issued.cerFile, p12File: issued.p12File))
         }
         router.post("/reset") { _, _ -> HTTPResponse.Status in
             gateway.reset()

@@ -42,6 +42,17 @@ extension LocalCertificateAuthority {
     public func issuePushCertificate(bundleId: String, environments: Set<String>) throws -> (
         certificatePEM: String, privateKeyPEM: String
     ) {
+        let issued = try issuePushCertificateDER(bundleId: bundleId, environments: environments)
+        return (
+            try Certificate(derEncoded: issued.certificateDER).serializeAsPEM().pemString,
+            try P256.Signing.PrivateKey(derRepresentation: issued.privateKeyPKCS8).pemRepresentation
+        )
+    }
+
+    /// The same, as DER: the certificate (Apple's `.cer`) and the key as PKCS #8.
+    func issuePushCertificateDER(bundleId: String, environments: Set<String>) throws -> (
+        certificateDER: [UInt8], privateKeyPKCS8: [UInt8]
+    ) {
         let key = P256.Signing.PrivateKey()
         let now = Date()
         let subject = DistinguishedName([
@@ -73,6 +84,8 @@ extension LocalCertificateAuthority {
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(30 * 86400),
             issuer: self.certificate.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: extensions, issuerPrivateKey: .init(privateKey))
-        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return (serializer.serializedBytes, Array(key.derRepresentation))
     }
 }

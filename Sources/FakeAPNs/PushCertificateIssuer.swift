@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import X509
 
 /// Issues providers' push certificates from FakeAPNs's CA and writes them where a client can load them.
 public struct PushCertificateIssuer: Sendable {
@@ -12,7 +14,15 @@ public struct PushCertificateIssuer: Sendable {
         public var keyFile: String
         /// Certificate and key in one PEM file, the form aioapns and curl's `--cert` take.
         public var combinedFile: String
+        /// The certificate as DER, as the developer portal hands it out (`aps_development.cer`).
+        public var cerFile: String
+        /// Certificate and key in a PKCS #12 file, as Keychain Access exports them, protected by the
+        /// passphrase asked for.
+        public var p12File: String
     }
+
+    /// The `.p12` passphrase when none is asked for.
+    public static let defaultPassphrase = "pushharness"
 
     /// What is wrong with `bundleId` as Apple takes bundle ids (letters, digits, `-` and `.`, at most
     /// 155 characters); nil when it can be used. It also names the issued files, so nothing else may pass.
@@ -31,9 +41,16 @@ public struct PushCertificateIssuer: Sendable {
     }
 
     /// - Throws: ``CertificateRequestError`` when `bundleId` is not a bundle id.
-    public func issue(bundleId: String, environments: Set<String>) throws -> Issued {
+    public func issue(bundleId: String, environments: Set<String>, passphrase: String = defaultPassphrase) throws
+        -> Issued
+    {
         if let problem = Self.problem(bundleId: bundleId) { throw CertificateRequestError(message: problem) }
-        let (certificate, key) = try authority.issuePushCertificate(bundleId: bundleId, environments: environments)
+        guard passphrase.utf16.count <= 256 else {
+            throw CertificateRequestError(message: "p12Passphrase must be at most 256 characters")
+        }
+        let der = try authority.issuePushCertificateDER(bundleId: bundleId, environments: environments)
+        let certificate = try Certificate(derEncoded: der.certificateDER).serializeAsPEM().pemString
+        let key = try P256.Signing.PrivateKey(derRepresentation: der.privateKeyPKCS8).pemRepresentation
         let name = "push-\(bundleId)-\(environments.sorted().joined(separator: "+"))"
         let certificateFile = directory.appendingPathComponent(name + ".pem")
         let keyFile = directory.appendingPathComponent(name + ".key")
@@ -41,7 +58,15 @@ public struct PushCertificateIssuer: Sendable {
         try certificate.write(to: certificateFile, atomically: true, encoding: .utf8)
         try PrivateFile.write(key, to: keyFile)
         try PrivateFile.write(certificate + "\n" + key, to: combinedFile)
-        return Issued(certificateFile: certificateFile.path, keyFile: keyFile.path, combinedFile: combinedFile.path)
+        let cerFile = directory.appendingPathComponent(name + ".cer")
+        try Data(der.certificateDER).write(to: cerFile)
+        let p12File = directory.appendingPathComponent(name + ".p12")
+        let archive = try PKCS12Archive.make(
+            certificateDER: der.certificateDER, privateKeyPKCS8: der.privateKeyPKCS8, passphrase: passphrase)
+        try PrivateFile.write(Data(archive), to: p12File)
+        return Issued(
+            certificateFile: certificateFile.path, keyFile: keyFile.path, combinedFile: combinedFile.path,
+            cerFile: cerFile.path, p12File: p12File.path)
     }
 }
 
