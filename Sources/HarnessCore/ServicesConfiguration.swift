@@ -32,9 +32,6 @@ public struct ServicesConfiguration: Sendable {
         // Folders, files and sockets are the run's (forRun); these stand in until then.
         let state = baseDirectory.appendingPathComponent(".harness/state")
         apns = FakeAPNsConfiguration(credentialsDirectory: state.appendingPathComponent("apns"))
-        // Apple's legacy binary gateway and feedback service, on Apple's ports.
-        apns.legacyPort = 2195
-        apns.feedbackPort = 2196
         media = MediaServerConfiguration(
             root: baseDirectory.appendingPathComponent("Fixtures/media").standardizedFileURL)
         parse = FakeParseConfiguration(

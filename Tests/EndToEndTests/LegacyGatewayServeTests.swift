@@ -6,8 +6,17 @@ import Testing
 /// endpoints file names them, the control API issues the push certificate, and the tutorial's own
 /// check, `openssl s_client -connect … -cert … -key …`, connects and verifies.
 @Suite struct LegacyGatewayServeTests {
+    /// `harness serve` with both legacy services asked for (they are off by default).
+    static func serve(_ name: String) async throws -> ServedHarness {
+        let folder = try PackagePaths.temporaryDirectory(name)
+        let file = folder.appendingPathComponent("harness.yml")
+        try "version: 1\nservices:\n  apns: {legacyPort: 2195, feedbackPort: 2196}\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        return try await ServedHarness(name, arguments: ["--config", file.path])
+    }
+
     @Test func theTutorialsOpensslCheckConnectsToBoth() async throws {
-        let serve = try await ServedHarness("legacy-gateway-serve")
+        let serve = try await Self.serve("legacy-gateway-serve")
         let issued = try await CurlExchange.json(
             "POST", serve.url("apns", "controlURL") + "/certificates",
             #"{"bundleId": "com.razeware.PushChat", "environment": "sandbox"}"#)
@@ -48,7 +57,7 @@ import Testing
     /// the portal's `.cer` to PEM, the key out of Keychain's `.p12`, `ck.pem`, then its s_client check
     /// with the key's passphrase.
     @Test func theTutorialsCertificateStepsWorkOnTheIssuedCerAndP12() async throws {
-        let serve = try await ServedHarness("legacy-gateway-tutorial")
+        let serve = try await Self.serve("legacy-gateway-tutorial")
         let issued = try await CurlExchange.json(
             "POST", serve.url("apns", "controlURL") + "/certificates",
             #"{"bundleId": "com.razeware.PushChat", "environment": "sandbox", "p12Passphrase": "pushchat"}"#)
