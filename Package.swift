@@ -112,6 +112,15 @@ let package = Package(
             resources: [.copy("Dashboard")]
         ),
         .target(
+            name: "Backends",
+            dependencies: [
+                "DeviceSimulator", "HarnessTimeline",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+        .target(
             name: "ParseModel",
             dependencies: ["DeviceProtocol", "HarnessTimeline"]
         ),
@@ -224,6 +233,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
+        ),
+        .testTarget(
+            name: "BackendsTests",
+            dependencies: ["Backends", "HarnessTimeline", "TestSupport"]
         ),
         .testTarget(
             name: "MediaServerTests",

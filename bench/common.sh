@@ -41,3 +41,16 @@ CONF
     nginx -c "$work/nginx/nginx.conf" -p "$work/nginx"
     wait_for_port "$nginx_port"
 }
+provider_token() { # provider_token KEY_FILE KEY_ID TEAM_ID: an ES256 provider token (JWT) for FakeAPNs
+    "$python" - "$1" "$2" "$3" <<'PY'
+import base64, json, sys, time
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+head = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
+r, s = decode_dss_signature(key.sign(head.encode(), ec.ECDSA(hashes.SHA256())))
+print(head + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
+PY
+}

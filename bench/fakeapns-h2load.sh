@@ -20,18 +20,7 @@ field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.j
 url=$(field url); ca=$(field caFile); key=$(field keyFile); kid=$(field keyId); team=$(field teamId)
 control=$(field controlURL); topic=$(field topic)
 token=$(curl -s -X POST -d "{\"topic\":\"$topic\"}" "$control/devices" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["deviceToken"])')
-jwt=$("$python" - "$key" "$kid" "$team" <<'PY'
-import base64, json, sys, time
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-key = serialization.load_pem_private_key(open(sys.argv[1], 'rb').read(), None)
-b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b'=').decode()
-head = b64(json.dumps({'alg': 'ES256', 'kid': sys.argv[2]}).encode()) + '.' + b64(json.dumps({'iss': sys.argv[3], 'iat': int(time.time())}).encode())
-r, s = decode_dss_signature(key.sign(head.encode(), ec.ECDSA(hashes.SHA256())))
-print(head + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
-PY
-)
+jwt=$(provider_token "$key" "$kid" "$team")
 printf '{"aps":{"content-available":1}}' >"$work/payload.json"
 headers=(-H "authorization: bearer $jwt" -H "apns-topic: $topic" -H "apns-push-type: background" -H "apns-priority: 5")
 

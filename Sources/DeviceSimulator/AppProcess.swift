@@ -5,16 +5,17 @@ import HarnessTimeline
 import Glibc
 #endif
 
-/// One running process of an app under test: spawned, stopped, continued and killed with real signals.
+/// One running process of an app under test (or of a backend beside it): spawned, stopped, continued
+/// and killed with real signals.
 ///
 /// Standard output and error are read line by line; the last lines are kept so that a launch failure
-/// can show what the app said before it died.
-final class AppProcess: @unchecked Sendable {
-    struct Termination: Sendable {
-        var status: Int32
-        var signal: Int32?
+/// can show what the program said before it died.
+public final class AppProcess: @unchecked Sendable {
+    public struct Termination: Sendable {
+        public var status: Int32
+        public var signal: Int32?
 
-        var description: String {
+        public var description: String {
             if let signal { return "killed by signal \(signal)" }
             return "exited with status \(status)"
         }
@@ -26,14 +27,15 @@ final class AppProcess: @unchecked Sendable {
     private let outputEnded = AsyncStream.makeStream(of: Void.self)
     private static let keptLines = 20
 
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// Starts the process. `onLine` sees every output line; `onExit` is called once, when it ends.
-    init(
-        command: [String], workingDirectory: URL, environment: [String: String],
+    /// `kind` names the program in errors ("app", "backend").
+    public init(
+        command: [String], workingDirectory: URL, environment: [String: String], kind: String = "app",
         onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Termination) -> Void
     ) throws {
-        guard let executable = command.first else { throw DeviceError("the app's command is empty") }
+        guard let executable = command.first else { throw DeviceError("the \(kind)'s command is empty") }
         process.executableURL = Self.resolve(executable, in: workingDirectory)
         process.arguments = Array(command.dropFirst())
         process.currentDirectoryURL = workingDirectory
@@ -82,13 +84,13 @@ final class AppProcess: @unchecked Sendable {
             thread.start()
         } catch {
             throw DeviceError(
-                "the app command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)"
+                "the \(kind) command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)"
             )
         }
     }
 
-    /// Returns once the app's output pipe has closed, or after `limit` (a child of the app may keep it open).
-    func waitForOutputEnd(atMost limit: Duration) async {
+    /// Returns once the output pipe has closed, or after `limit` (a child of the program may keep it open).
+    public func waitForOutputEnd(atMost limit: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await _ in self.outputEnded.stream {} }
             group.addTask { try? await Task.sleep(for: limit) }
@@ -98,18 +100,21 @@ final class AppProcess: @unchecked Sendable {
     }
 
     /// Returns once the process has ended, without blocking a thread.
-    func waitForExit() async {
+    public func waitForExit() async {
         for await _ in exited.stream {}
     }
 
-    /// The last lines the app printed, oldest first.
-    var lastOutputLines: [String] { outputLines.withLock { $0 } }
+    /// The last lines the program printed, oldest first.
+    public var lastOutputLines: [String] { outputLines.withLock { $0 } }
 
     func suspend() { signal(SIGSTOP) }
     func resume() { signal(SIGCONT) }
 
+    /// `SIGTERM`: the program is asked to end.
+    public func terminate() { signal(SIGTERM) }
+
     /// `SIGKILL`, followed by `SIGCONT` so that a stopped process dies at once.
-    func kill() {
+    public func kill() {
         signal(SIGKILL)
         signal(SIGCONT)
     }

@@ -57,7 +57,7 @@ public enum EventCatalogue {
                 kind: .runFinished, source: "harness", attributes: ["scenario", "outcome"],
                 meaning: "The run ended (`outcome`: PASS, FAIL, INTERRUPTED or ERROR): the last event of a run."),
 
-        ] + parse + [
+        ] + backends + parse + [
             // apns
             EventSpec(
                 kind: .apnsConnectionRefused, source: "apns", attributes: ["client", "why"],
@@ -340,6 +340,8 @@ public enum EventCatalogue {
     /// What each source's section of the page says about the component.
     private static let sourceDescriptions: [String: String] = [
         "harness": "The harness itself: the run, its services and its steps.",
+        "backend":
+            "The servers under test that harness.yml's `backends` start beside the fakes: their process, readiness and output.",
         "parse": "FakeParse: the Parse Server the app saves its installation to, and the pushes sent through it.",
         "apns": "FakeAPNs: provider connections and requests, devices, and what becomes of each accepted push.",
         "device": "The simulated iOS device: SpringBoard, pushes, background time, notifications and sessions.",

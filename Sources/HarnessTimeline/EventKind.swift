@@ -54,6 +54,17 @@ extension EventKind {
     public static let apnsLegacyTruncated: EventKind = "apns.legacy.truncated"
     /// A provider read the feedback service (`topic`, `count`, `tokens`).
     public static let apnsFeedbackRead: EventKind = "apns.feedback.read"
+    // Backends under test
+    /// A backend's process started (`backend`, `pid`, `command`).
+    public static let backendStarted: EventKind = "backend.started"
+    /// A backend is ready (`backend`, `how`: its readiness, `after`).
+    public static let backendReady: EventKind = "backend.ready"
+    /// A line a backend printed (`backend`, `line`).
+    public static let backendOutput: EventKind = "backend.output"
+    /// A backend's process ended (`backend`, `how`).
+    public static let backendExited: EventKind = "backend.exited"
+    /// The harness stopped a backend (`backend`, `how` it ended).
+    public static let backendStopped: EventKind = "backend.stopped"
     /// A part of the run's services did not stop within the teardown's limit and was left behind
     /// (`part`: device, parse, media or apns; `after`).
     public static let teardownStuck: EventKind = "harness.teardown.stuck"

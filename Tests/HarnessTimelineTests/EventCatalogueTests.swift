@@ -31,7 +31,8 @@ import Testing
             FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }
             .filter { $0.hasSuffix(".swift") } ?? []
         let known = Set(EventCatalogue.all.map(\.kind.rawValue))
-        let kindPattern = #""((?:harness|service|parse|apns|device|app|transfer|media|proxy|network)\.[a-zA-Z.]+)""#
+        let kindPattern =
+            #""((?:harness|service|backend|parse|apns|device|app|transfer|media|proxy|network)\.[a-zA-Z.]+)""#
         // A call's first argument, however the call is wrapped: `publish(` then blanks, then the literal.
         let call = try NSRegularExpression(pattern: #"publish\(\s*"# + kindPattern)
         let constant = try NSRegularExpression(pattern: #"EventKind = "# + kindPattern)

@@ -10,8 +10,10 @@ struct ComparedAttributesTests {
     /// normalised UUIDs, long hex runs, loopback ports and temporary paths in them.
     static let sameInEveryRun: Set<String> = [
         "alertBody", "alertTitle", "allowance", "allowsCellularAccess", "appIdentifier", "appState",
-        "atByte", "attempt", "badge", "body", "bootLaunchDelay", "budget", "bundleId", "button", "by", "bytes",
-        "cancelledReason", "cause", "code", "collapseId", "count", "completionId", "created", "decision", "detail",
+        "atByte", "attempt", "backend", "badge", "body", "bootLaunchDelay", "budget", "bundleId", "button", "by",
+        "bytes",
+        "cancelledReason", "cause", "code", "collapseId", "command", "count", "completionId", "created", "decision",
+        "detail",
         "deviceType", "discretionary", "environment", "error", "event", "expected", "fault", "fireIn",
         "firstByteDelay", "for", "fromByte", "held", "how", "identifier", "latency", "limit", "line", "locked",
         "lostBytes", "message", "method", "name", "nearest", "network", "next", "numFailed", "numSent", "of",

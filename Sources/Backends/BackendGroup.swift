@@ -1,0 +1,299 @@
+import AsyncHTTPClient
+import DeviceSimulator
+import Foundation
+import HarnessTimeline
+import NIOCore
+import NIOPosix
+
+/// The backends of a run: started one after another in the order given, each once the one before is
+/// ready; watched while the run goes on; stopped in reverse order, SIGTERM first, SIGKILL after their
+/// grace. Their output lines and their ends are on the timeline.
+public final class BackendGroup: Sendable {
+    /// A backend that could not start, was not ready in time, or ended while the run went on: its name,
+    /// what happened, and the last lines it printed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var backend: String
+        public var description: String
+    }
+
+    private let running: [Running]
+    private let timeline: Timeline
+
+    private init(running: [Running], timeline: Timeline) {
+        self.running = running
+        self.timeline = timeline
+    }
+
+    /// Starts `backends` in order with `environment` (the fakes' endpoints) added to each one's own,
+    /// and returns once every one is ready. One that fails stops those already started and throws.
+    public static func start(_ backends: [Backend], environment: [String: String], timeline: Timeline) async throws
+        -> BackendGroup
+    {
+        var started: [Running] = []
+        for backend in backends {
+            do {
+                let one = try Running(backend, environment: environment, timeline: timeline)
+                started.append(one)
+                try await one.waitUntilReady()
+            } catch {
+                await BackendGroup(running: started, timeline: timeline).stop()
+                throw error
+            }
+        }
+        return BackendGroup(running: started, timeline: timeline)
+    }
+
+    /// Returns when a backend ends before ``stop()``: what the run fails with. Never returns while they
+    /// all run (it returns nothing, then, when cancelled).
+    public func unexpectedEnd() async -> Failure? {
+        guard !running.isEmpty else {
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            return nil
+        }
+        return await withTaskGroup(of: Failure?.self) { group in
+            for one in running {
+                group.addTask {
+                    guard let termination = await one.termination(), !one.isStopping else { return nil }
+                    return one.failure("ended while the run went on (\(termination.description))")
+                }
+            }
+            defer { group.cancelAll() }
+            for await failure in group {
+                if let failure { return failure }
+            }
+            return nil
+        }
+    }
+
+    /// Stops every backend, the last started first: SIGTERM, then SIGKILL after its grace.
+    public func stop() async {
+        for one in running.reversed() { await one.stop() }
+    }
+
+    /// One started backend.
+    final class Running: Sendable {
+        let backend: Backend
+        private let process: AppProcess
+        private let state = LockedState(State())
+        private let timeline: Timeline
+
+        private struct State {
+            var ended: AppProcess.Termination?
+            var stopping = false
+            var endWaiters: [UUID: CheckedContinuation<AppProcess.Termination?, Never>] = [:]
+            var lineSeen = false
+            var lineWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        }
+
+        init(_ backend: Backend, environment: [String: String], timeline: Timeline) throws {
+            self.backend = backend
+            self.timeline = timeline
+            let name = backend.name
+            let state = self.state
+            var text: String?
+            if case .line(let wanted) = backend.readiness { text = wanted }
+            let awaited = text
+            guard let executable = backend.command.first, Self.findExecutable(executable, in: backend.workingDirectory)
+            else {
+                throw Failure(
+                    backend: name,
+                    description:
+                        "backend \(name): the backend command '\(backend.command.joined(separator: " "))' cannot start: no executable '\(backend.command.first ?? "")' in \(backend.workingDirectory.path) or on PATH"
+                )
+            }
+            do {
+                // The harness ignores SIGTERM and SIGINT (its ServiceGroup handles them), and a child keeps
+                // ignoring what its parent ignored: env gives the backend the default actions again, so
+                // that SIGTERM ends it.
+                process = try AppProcess(
+                    command: ["/usr/bin/env", "--default-signal=TERM,INT,HUP,QUIT"] + backend.command,
+                    workingDirectory: backend.workingDirectory,
+                    environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                        .merging(backend.environment) { $1 },
+                    kind: "backend",
+                    onLine: { line in
+                        timeline.publish(.backendOutput, source: "backend", ["backend": name, "line": line])
+                        guard let awaited, line.contains(awaited) else { return }
+                        let waiters = state.withLock { state in
+                            state.lineSeen = true
+                            defer { state.lineWaiters = [:] }
+                            return state.lineWaiters.values
+                        }
+                        for waiter in waiters { waiter.resume() }
+                    },
+                    onExit: { termination in
+                        timeline.publish(
+                            .backendExited, source: "backend", ["backend": name, "how": termination.description])
+                        let (waiters, lineWaiters) = state.withLock { state in
+                            state.ended = termination
+                            defer {
+                                state.endWaiters = [:]
+                                state.lineWaiters = [:]
+                            }
+                            return (state.endWaiters.values, state.lineWaiters.values)
+                        }
+                        for waiter in waiters { waiter.resume(returning: termination) }
+                        // A line readiness still waiting learns of the end through its own check.
+                        for waiter in lineWaiters { waiter.resume() }
+                    })
+            } catch {
+                throw Failure(backend: name, description: "backend \(name): \(error)")
+            }
+            timeline.publish(
+                .backendStarted, source: "backend",
+                ["backend": name, "pid": "\(process.pid)", "command": backend.command.joined(separator: " ")])
+        }
+
+        var isStopping: Bool { state.withLock { $0.stopping } }
+
+        /// Returns once the process has ended, with how it ended; nil when the caller is cancelled first.
+        func termination() async -> AppProcess.Termination? {
+            let id = UUID()
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let now = state.withLock { state -> (ended: AppProcess.Termination?, resume: Bool) in
+                        if let ended = state.ended { return (ended, true) }
+                        if Task.isCancelled { return (nil, true) }
+                        state.endWaiters[id] = continuation
+                        return (nil, false)
+                    }
+                    if now.resume { continuation.resume(returning: now.ended) }
+                }
+            } onCancel: {
+                state.withLock { $0.endWaiters.removeValue(forKey: id) }?.resume(returning: nil)
+            }
+        }
+
+        /// Waits for the backend's readiness, its end, or its time, whichever comes first.
+        func waitUntilReady() async throws {
+            let started = ContinuousClock.now
+            let outcome: String? = await withTaskGroup(of: String?.self) { group in
+                group.addTask { [self] in
+                    await ready()
+                    return state.withLock { $0.ended } == nil ? nil : "ended"
+                }
+                group.addTask { [self] in
+                    guard let termination = await termination() else { return "was cancelled" }
+                    return "exited before it was ready (\(termination.description))"
+                }
+                group.addTask { [backend] in
+                    try? await Task.sleep(for: backend.readyTimeout)
+                    return "was not ready within \(backend.readyTimeout) (waiting until \(backend.readiness))"
+                }
+                defer { group.cancelAll() }
+                return await group.next() ?? "was cancelled"
+            }
+            if var problem = outcome {
+                if problem == "ended" {
+                    let how = await termination()?.description ?? "how is unknown"
+                    problem = "exited before it was ready (\(how))"
+                }
+                await stop()
+                throw failure(problem)
+            }
+            timeline.publish(
+                .backendReady, source: "backend",
+                [
+                    "backend": backend.name, "how": backend.readiness.description,
+                    "after": "\(started.duration(to: .now))",
+                ])
+        }
+
+        /// Returns once the readiness holds (or, for a line, once the process has ended without it).
+        private func ready() async {
+            switch backend.readiness {
+            case .started:
+                return
+            case .line:
+                let id = UUID()
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let now = state.withLock { state -> Bool in
+                            if state.lineSeen || state.ended != nil || Task.isCancelled { return true }
+                            state.lineWaiters[id] = continuation
+                            return false
+                        }
+                        if now { continuation.resume() }
+                    }
+                } onCancel: {
+                    state.withLock { $0.lineWaiters.removeValue(forKey: id) }?.resume()
+                }
+            case .port(let port):
+                // A port opening is no event the harness can wait on: it is tried every 50 ms.
+                while !Task.isCancelled, !(await Self.accepts(port: port)) {
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            case .http(let port, let path):
+                while !Task.isCancelled, !(await Self.answers(port: port, path: path)) {
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+            }
+        }
+
+        /// SIGTERM, then SIGKILL if it has not ended within its grace; returns once it has ended.
+        func stop() async {
+            let ended = state.withLock { state -> Bool in
+                state.stopping = true
+                return state.ended != nil
+            }
+            guard !ended else { return }
+            process.terminate()
+            let grace = backend.stopGrace
+            let killer = Task { [process] in
+                try await Task.sleep(for: grace)
+                process.kill()
+            }
+            // Not cancelled with the caller: a stop always waits for the end.
+            let ending = await Task { await self.termination() }.value
+            killer.cancel()
+            await process.waitForOutputEnd(atMost: .seconds(1))
+            timeline.publish(
+                .backendStopped, source: "backend", ["backend": backend.name, "how": ending?.description ?? "unknown"])
+        }
+
+        func failure(_ what: String) -> Failure {
+            let lines = process.lastOutputLines
+            let output =
+                lines.isEmpty
+                ? "it printed nothing" : "its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
+            return Failure(backend: backend.name, description: "backend \(backend.name) \(what); \(output)")
+        }
+
+        /// Whether `executable` names a program: a path (relative ones from `directory`) or a name on PATH.
+        static func findExecutable(_ executable: String, in directory: URL) -> Bool {
+            let manager = FileManager.default
+            if executable.hasPrefix("/") { return manager.isExecutableFile(atPath: executable) }
+            if executable.contains("/") {
+                return manager.isExecutableFile(atPath: directory.appendingPathComponent(executable).path)
+            }
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+            return path.split(separator: ":").contains {
+                manager.isExecutableFile(
+                    atPath: URL(fileURLWithPath: String($0)).appendingPathComponent(executable).path)
+            }
+        }
+
+        static func accepts(port: Int) async -> Bool {
+            guard (1...65_535).contains(port) else { return false }
+            do {
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connectTimeout(.seconds(1))
+                    .connect(host: "127.0.0.1", port: port).get()
+                try? await channel.close()
+                return true
+            } catch {
+                return false
+            }
+        }
+
+        static func answers(port: Int, path: String) async -> Bool {
+            guard (1...65_535).contains(port) else { return false }
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)) else {
+                return false
+            }
+            _ = try? await response.body.collect(upTo: 1 << 20)
+            return (200..<400).contains(Int(response.status.code))
+        }
+    }
+}
