@@ -290,31 +290,48 @@ final class ParseStore: Sendable {
         }
     }
 
+    /// Several classes' rows in one transaction: a batch's outcomes and the push's status, say.
+    func save(_ groups: [(ParseClass, [Object])]) async throws {
+        try await database.write { db in
+            for (parseClass, objects) in groups {
+                for object in objects { try Self.put(parseClass, object, in: db) }
+            }
+            db.afterNextTransaction { _ in
+                self.tables.withLock { tables in
+                    for (parseClass, objects) in groups {
+                        for object in objects { tables.put(parseClass, object) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes one row with a statement compiled once per connection (GRDB keeps it).
     private static func put(_ parseClass: ParseClass, _ object: Object, in db: Database) throws {
         let text = ParseJSON.text(.object(object))
         switch parseClass {
         case .installation:
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO installation (objectId, installationId, deviceToken, object) VALUES (?, ?, ?, ?)
                     ON CONFLICT(objectId) DO UPDATE SET installationId = excluded.installationId,
                         deviceToken = excluded.deviceToken, object = excluded.object
-                    """,
-                arguments: [
-                    object["objectId"]?.stringValue, object["installationId"]?.stringValue,
-                    object["deviceToken"]?.stringValue, text,
-                ])
+                    """
+            ).execute(arguments: [
+                object["objectId"]?.stringValue, object["installationId"]?.stringValue,
+                object["deviceToken"]?.stringValue, text,
+            ])
         case .pushStatus:
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO pushStatus (objectId, object) VALUES (?, ?)
                     ON CONFLICT(objectId) DO UPDATE SET object = excluded.object
-                    """,
-                arguments: [object["objectId"]?.stringValue, text])
+                    """
+            ).execute(arguments: [object["objectId"]?.stringValue, text])
         case .pushOutcome:
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO pushOutcome (objectId, pushStatusId, object) VALUES (?, ?, ?)",
-                arguments: [object["objectId"]?.stringValue, object["pushStatusId"]?.stringValue, text])
+            try db.cachedStatement(
+                sql: "INSERT OR REPLACE INTO pushOutcome (objectId, pushStatusId, object) VALUES (?, ?, ?)"
+            ).execute(arguments: [object["objectId"]?.stringValue, object["pushStatusId"]?.stringValue, text])
         }
     }
 

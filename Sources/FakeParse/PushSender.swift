@@ -136,10 +136,12 @@ final class PushSender: Sendable {
             for await outcomes in group {
                 let now = ParseDate.now()
                 status = PushStatusRecord.tracked(status, outcomes, now: now)
+                // The batch's outcomes and the status counted up to them, in one transaction (the final
+                // status is written by finish).
+                let rows = outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) }
                 try? await store.save(
-                    .pushOutcome, outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) })
+                    [(.pushOutcome, rows)] + (status["status"] != "succeeded" ? [(.pushStatus, [status])] : []))
                 if cleansDeadTokens { await forgetDeadTokens(outcomes) }
-                if status["status"] != "succeeded" { try? await store.save(.pushStatus, status) }
                 if started < batches.count {
                     let batch = batches[started]
                     group.addTask { await self.send(batch, template, request, statusId) }
