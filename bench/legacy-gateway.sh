@@ -15,7 +15,9 @@ count="${1:-100000}"
 source "$(dirname "$0")/common.sh" "nghttp2-client openssl" h2load openssl
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-"$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" >"$work/serve.log" 2>&1 &
+printf 'version: 1\nservices:\n  apns: {legacyPort: 0, feedbackPort: 0}\n' >"$work/harness.yml"
+"$harness" serve --config "$work/harness.yml" --ephemeral-ports --endpoints "$work/endpoints.json" \
+    --state-dir "$work/state" >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 300); do grep -q "services are up" "$work/serve.log" 2>/dev/null && break; sleep 0.05; done
 field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"; }
