@@ -102,12 +102,10 @@ public final class BackendGroup: Sendable {
                 )
             }
             do {
-                // The harness ignores SIGTERM and SIGINT (its ServiceGroup handles them), and a child keeps
-                // ignoring what its parent ignored: env gives the backend the default actions again, so
-                // that SIGTERM ends it.
+                // Spawned with every signal's default action (ProcessSpawning.spawn): the harness ignores
+                // SIGTERM for its ServiceGroup, and SIGTERM must end a backend.
                 process = try AppProcess(
-                    command: ["/usr/bin/env", "--default-signal=TERM,INT,HUP,QUIT"] + backend.command,
-                    workingDirectory: backend.workingDirectory,
+                    command: backend.command, workingDirectory: backend.workingDirectory,
                     environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
                         .merging(backend.environment) { $1 },
                     kind: "backend",

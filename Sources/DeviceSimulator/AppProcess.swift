@@ -21,13 +21,12 @@ public final class AppProcess: @unchecked Sendable {
         }
     }
 
-    let process = Process()
+    /// The child's process id.
+    public let pid: Int32
     private let outputLines = LockedState<[String]>([])
     private let exited = AsyncStream.makeStream(of: Void.self)
     private let outputEnded = AsyncStream.makeStream(of: Void.self)
     private static let keptLines = 20
-
-    public var pid: Int32 { process.processIdentifier }
 
     /// Starts the process. `onLine` sees every output line; `onExit` is called once, when it ends.
     /// `kind` names the program in errors ("app", "backend").
@@ -36,14 +35,8 @@ public final class AppProcess: @unchecked Sendable {
         onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Termination) -> Void
     ) throws {
         guard let executable = command.first else { throw DeviceError("the \(kind)'s command is empty") }
-        process.executableURL = Self.resolve(executable, in: workingDirectory)
-        process.arguments = Array(command.dropFirst())
-        process.currentDirectoryURL = workingDirectory
-        process.environment = environment
+        let resolved = Self.resolve(executable, in: workingDirectory)
         let output = ProcessSpawning.pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
         // A plain thread with blocking reads: Foundation's readabilityHandler on Linux can leave a
         // dispatch source registered on a pipe that is already closed, which crashes libdispatch.
         let lines = outputLines
@@ -72,20 +65,24 @@ public final class AppProcess: @unchecked Sendable {
         }
         thread.name = "app-output"
         let exited = exited.continuation
-        process.terminationHandler = { process in
-            let signal: Int32? = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
-            onExit(Termination(status: process.terminationStatus, signal: signal))
-            exited.finish()
-        }
+        let nullDevice = FileHandle.nullDevice
         do {
-            try ProcessSpawning.serialized { try process.run() }
+            pid = try ProcessSpawning.spawn(
+                resolved.path, Array(command.dropFirst()), environment: environment, directory: workingDirectory,
+                standardInput: nullDevice.fileDescriptor, standardOutput: output.fileHandleForWriting.fileDescriptor,
+                standardError: output.fileHandleForWriting.fileDescriptor
+            ) { ending in
+                onExit(Termination(status: ending.status, signal: ending.signal))
+                exited.finish()
+            }
             // The child has its copy of the write end; ours must close for the reader to see EOF.
             try? output.fileHandleForWriting.close()
             thread.start()
         } catch {
+            try? output.fileHandleForWriting.close()
+            try? output.fileHandleForReading.close()
             throw DeviceError(
-                "the \(kind) command '\(command.joined(separator: " "))' cannot start (\(process.executableURL?.path ?? executable)): \(error.localizedDescription)"
-            )
+                "the \(kind) command '\(command.joined(separator: " "))' cannot start (\(resolved.path)): \(error)")
         }
     }
 

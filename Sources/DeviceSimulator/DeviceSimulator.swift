@@ -104,11 +104,13 @@ public actor DeviceSimulator {
     public func shutdown() async {
         shuttingDown = true
         timers.cancelAll()
-        for bundleId in apps.keys {
-            if let process = apps[bundleId]?.process {
-                apps[bundleId]?.killCause = .exited
-                process.kill()
-                await process.waitForExit()
+        for bundleId in apps.keys where apps[bundleId]?.process != nil {
+            // Waits until the exit is recorded (device.app.exited on the timeline), not only until the
+            // process is gone: the run's timeline ends after this.
+            await withCheckedContinuation { exited in
+                apps[bundleId]?.exitWaiters.append(exited)
+                if apps[bundleId]?.killCause == nil { apps[bundleId]?.killCause = .exited }
+                apps[bundleId]?.process?.kill()
             }
         }
         releaseHeldEvents()

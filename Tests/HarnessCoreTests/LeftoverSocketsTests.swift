@@ -28,11 +28,13 @@ import Glibc
 
     /// The pid of a process that has exited and been reaped.
     func deadPid() throws -> pid_t {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ProcessSpawning.serialized { try process.run() }
-        process.waitUntilExit()
-        return process.processIdentifier
+        let ended = DispatchSemaphore(value: 0)
+        let null = FileHandle.nullDevice.fileDescriptor
+        let pid = try ProcessSpawning.spawn(
+            "/bin/true", [], environment: [:], standardInput: null, standardOutput: null, standardError: null
+        ) { _ in ended.signal() }
+        ended.wait()
+        return pid
     }
 
     @Test func socketsOfDeadRunsGoAndEverythingElseStays() throws {

@@ -43,24 +43,25 @@ public struct ChildProcess: Sendable {
         _ executable: String, _ arguments: [String], environment: [String: String], currentDirectory: URL?,
         standardInput: Data?, deadline: (limit: Duration, passed: Deadline)
     ) async throws -> ChildProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
-        process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let (exited, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
-            continuation.finish()
-        }
-        // Pipes no other child inherits, and one spawn at a time (see ProcessSpawning).
+        // Pipes no other child inherits (see ProcessSpawning).
         let output = ProcessSpawning.pipe()
         let error = ProcessSpawning.pipe()
         let input = ProcessSpawning.pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = input
-        try ProcessSpawning.serialized { try process.run() }
+        let pid = try ProcessSpawning.spawn(
+            executable, arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            directory: currentDirectory, standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: error.fileHandleForWriting.fileDescriptor
+        ) { ending in
+            continuation.yield(ending.status)
+            continuation.finish()
+        }
+        // The child has its own copies of its ends; ours close, so that the reads see the end.
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
+        try? error.fileHandleForWriting.close()
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try input.fileHandleForWriting.close()
         // Read both pipes while the child runs, so a chatty child never blocks on a full pipe; on
@@ -68,9 +69,6 @@ public struct ChildProcess: Sendable {
         // under test.
         async let outputData = readToEnd(output.fileHandleForReading)
         async let errorData = readToEnd(error.fileHandleForReading)
-        // SIGKILL, not SIGTERM: a child spawned from one of Swift's task threads inherits their
-        // signal mask, which blocks SIGTERM, so curl or h2load would never see it.
-        let pid = process.processIdentifier
         let timer = Task {
             try await Task.sleep(for: deadline.limit)
             deadline.passed.passed = true

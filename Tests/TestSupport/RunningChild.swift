@@ -4,41 +4,38 @@ import Foundation
 /// A child process a test talks to while it runs: waits for lines it prints, sends it signals, and
 /// collects its exit status. For long-running commands (`harness serve`, a run to interrupt).
 public final class RunningChild: @unchecked Sendable {
-    private let process = Process()
+    /// The child's process id.
+    public let pid: Int32
+    private let running = Flag()
     private let lock = NSLock()
     private var lines: [String] = []
     private var waiters: [(String, CheckedContinuation<String?, Never>)] = []
     private var pending = Data()
     private let exit = AsyncStream.makeStream(of: Int32.self)
 
-    public var pid: Int32 { process.processIdentifier }
-
     /// A test that fails early must not leave the child (and its ports) behind.
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning { kill(pid, SIGKILL) }
     }
 
     /// - Parameter environment: variables set for the child on top of this process's own.
     public init(
         _ executable: String, _ arguments: [String], currentDirectory: URL? = nil, environment: [String: String] = [:]
     ) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let continuation = exit.continuation
-        process.terminationHandler = { process in
-            continuation.yield(process.terminationStatus)
+        // A pipe no other child inherits (see ProcessSpawning).
+        let pipe = ProcessSpawning.pipe()
+        let running = self.running
+        pid = try ProcessSpawning.spawn(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            directory: currentDirectory, standardInput: FileHandle.nullDevice.fileDescriptor,
+            standardOutput: pipe.fileHandleForWriting.fileDescriptor,
+            standardError: pipe.fileHandleForWriting.fileDescriptor
+        ) { ending in
+            running.clear()
+            continuation.yield(ending.status)
             continuation.finish()
         }
-        // A pipe no other child inherits, and one spawn at a time (see ProcessSpawning).
-        let pipe = ProcessSpawning.pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try ProcessSpawning.serialized { try process.run() }
         try? pipe.fileHandleForWriting.close()
         let reader = pipe.fileHandleForReading
         // Blocking reads on a thread of its own: readabilityHandler can crash libdispatch on Linux when
@@ -57,7 +54,7 @@ public final class RunningChild: @unchecked Sendable {
     public var output: String { lock.withLock { lines.joined(separator: "\n") } }
 
     /// Whether the child has not exited yet.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { running.isSet }
 
     /// Waits for a line containing `text`; nil if the process ended or `timeout` passed first.
     public func waitForLine(containing text: String, timeout: Duration = .seconds(60)) async -> String? {
@@ -70,7 +67,7 @@ public final class RunningChild: @unchecked Sendable {
             lock.withLock {
                 if let line = lines.first(where: { $0.contains(text) }) {
                     continuation.resume(returning: line)
-                } else if !process.isRunning {
+                } else if !running.isSet {
                     continuation.resume(returning: nil)
                 } else {
                     waiters.append((text, continuation))
@@ -79,7 +76,7 @@ public final class RunningChild: @unchecked Sendable {
         }
     }
 
-    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    public func send(_ signal: Int32) { kill(pid, signal) }
 
     /// Waits for the process to end and returns its status.
     public func waitForExit() async -> Int32 {
@@ -115,4 +112,12 @@ public final class RunningChild: @unchecked Sendable {
         }
         for continuation in ready { continuation.resume(returning: line) }
     }
+}
+
+/// A flag that starts set and is cleared once, read from any thread.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = true
+    var isSet: Bool { lock.withLock { value } }
+    func clear() { lock.withLock { value = false } }
 }
