@@ -32,6 +32,7 @@ public final class BackendGroup: Sendable {
         var started: [Running] = []
         for backend in backends {
             do {
+                try Task.checkCancellation()
                 let one = try Running(backend, environment: environment, timeline: timeline)
                 started.append(one)
                 try await one.waitUntilReady()
@@ -54,6 +55,8 @@ public final class BackendGroup: Sendable {
             for one in running {
                 group.addTask {
                     guard let termination = await one.termination(), !one.isStopping else { return nil }
+                    // Its last lines may still be in the pipe when the end is reported.
+                    await one.waitForOutputEnd()
                     return one.failure("ended while the run went on (\(termination.description))")
                 }
             }
@@ -181,12 +184,18 @@ public final class BackendGroup: Sendable {
                 defer { group.cancelAll() }
                 return await group.next() ?? "was cancelled"
             }
+            // Cancelled while it waited: neither ready nor late, and the run is ending anyway.
+            if Task.isCancelled {
+                await stop()
+                throw CancellationError()
+            }
             if var problem = outcome {
                 if problem == "ended" {
                     let how = await termination()?.description ?? "how is unknown"
                     problem = "exited before it was ready (\(how))"
                 }
                 await stop()
+                await waitForOutputEnd()
                 throw failure(problem)
             }
             timeline.publish(
@@ -226,6 +235,11 @@ public final class BackendGroup: Sendable {
                     try? await Task.sleep(for: .milliseconds(50))
                 }
             }
+        }
+
+        /// Returns once its output pipe has closed (at most a second: a child of it may hold the pipe).
+        func waitForOutputEnd() async {
+            await process.waitForOutputEnd(atMost: .seconds(1))
         }
 
         /// SIGTERM, then SIGKILL if it has not ended within its grace; returns once it has ended.
@@ -284,10 +298,15 @@ public final class BackendGroup: Sendable {
             }
         }
 
+        /// The readiness probe's client: it reports a redirect as the 3xx it is, never follows it.
+        static let probe = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
         static func answers(port: Int, path: String) async -> Bool {
             guard (1...65_535).contains(port) else { return false }
             let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
-            guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)) else {
+            guard let response = try? await probe.execute(request, timeout: .seconds(2)) else {
                 return false
             }
             _ = try? await response.body.collect(upTo: 1 << 20)

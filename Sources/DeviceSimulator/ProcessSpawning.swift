@@ -6,14 +6,10 @@ import Glibc
 
 /// How this process starts children without handing one child's descriptors to another.
 ///
-/// Foundation's `Process.run()` on Linux gives a new child every descriptor it did not list to close,
-/// and it makes that list before it spawns; the pipes callers make, and the socket pair through which
-/// it learns that a child ended, are not close-on-exec. Two spawns on two threads at once (two scenarios
-/// of a `--parallel` batch, a test's peers) could give one child the other's pipe ends and socket: the
-/// other's exit would then go unseen, and its output would never end, until the first exited too. So
-/// pipes are made close-on-exec (the child still gets its own ends, which `run()` duplicates onto 0, 1
-/// and 2), and spawns run one at a time, each until `run()` has closed the parent's copies of the
-/// child's ends.
+/// Children are started with ``spawn(_:_:environment:directory:standardInput:standardOutput:standardError:onExit:)``
+/// (posix_spawn), which gives a child only its three standard streams. Pipes are made close-on-exec all
+/// the same, so that a child started some other way (a library's own) cannot hold another child's pipe
+/// end open, and spawns still run one at a time.
 public enum ProcessSpawning {
     private static let lock = NSLock()
 
@@ -65,7 +61,8 @@ extension ProcessSpawning {
     /// descriptor, `environment` as its whole environment, no blocked signals and every signal's
     /// default action (the harness ignores SIGTERM and SIGINT for its ServiceGroup, and a child would
     /// keep ignoring them). `onExit` runs on a thread of its own once the child has ended and been
-    /// reaped. The caller closes its own copies of the child's ends.
+    /// reaped. The caller closes its own copies of the child's ends. A descriptor below 0 stands for
+    /// /dev/null. A bare program name is looked up on this process's PATH, not on `environment`'s.
     public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String], directory: URL? = nil,
         standardInput: Int32, standardOutput: Int32, standardError: Int32,
@@ -74,9 +71,17 @@ extension ProcessSpawning {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
-        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
-        posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+        // A negative descriptor (FileHandle.nullDevice's is -1) means /dev/null.
+        for (source, target) in [(standardInput, Int32(0)), (standardOutput, 1), (standardError, 2)] {
+            let added =
+                source < 0
+                ? posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_RDWR, 0)
+                : posix_spawn_file_actions_adddup2(&actions, source, target)
+            guard added == 0 else {
+                throw SpawnError(
+                    description: "cannot give \(executable) descriptor \(target): \(String(cString: strerror(added)))")
+            }
+        }
         if let directory {
             guard let chdir = GNUSpawn.addChdir, chdir(&actions, directory.path) == 0 else {
                 throw SpawnError(description: "cannot set the working directory \(directory.path) for \(executable)")
@@ -109,7 +114,10 @@ extension ProcessSpawning {
         let child = pid
         let waiter = Thread {
             var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0, errno == EINTR {}
+            var reaped = waitpid(child, &status, 0)
+            while reaped < 0, errno == EINTR { reaped = waitpid(child, &status, 0) }
+            // Reaped by someone else (nothing here does that): the ending is unknown, not a clean exit.
+            guard reaped == child else { return onExit(Termination(status: -1, signal: nil)) }
             let signal = status & 0x7F
             onExit(
                 signal == 0

@@ -64,7 +64,6 @@ extension LegacyStatus {
         // FakeAPNs answers a payload that is not a JSON object as an empty one, on both interfaces.
         case "PayloadEmpty": .missingPayload
         case "PayloadTooLarge": .invalidPayloadSize
-        case "Shutdown": .shutdown
         default: .processingError
         }
     }

@@ -101,8 +101,8 @@ import Glibc
         await #expect {
             _ = try await BackendGroup.start([backend], environment: [:], timeline: timeline)
         } throws: { error in
+            // Its output is not checked: on a busy machine Python may not have printed within the second.
             "\(error)".contains("was not ready within 1.0 seconds (waiting until port \(port) accepts connections)")
-                && "\(error)".contains("starting")
         }
         #expect(timeline.events.contains { $0.kind == .backendStopped && $0.attributes["backend"] == "silent" })
     }

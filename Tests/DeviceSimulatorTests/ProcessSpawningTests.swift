@@ -44,10 +44,13 @@ import Glibc
         let open = Glibc.open("/dev/null", O_RDONLY)
         defer { close(open) }
         let (output, termination) = try run(
-            "echo $GREETING; pwd; ls /proc/self/fd | wc -l", environment: ["GREETING": "hello"], directory: folder)
+            "echo $GREETING; pwd; readlink /proc/self/fd/0; ls /proc/self/fd | wc -l",
+            environment: ["GREETING": "hello"],
+            directory: folder)
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.first == "hello")
         #expect(lines.dropFirst().first == folder.resolvingSymlinksInPath().path)
+        #expect(lines.dropFirst(2).first == "/dev/null", "FileHandle.nullDevice stands for /dev/null: \(output)")
         // 0, 1, 2 and ls's own directory descriptor.
         #expect(lines.last == "4", "\(output)")
         #expect(termination == ProcessSpawning.Termination(status: 0, signal: nil))

@@ -7,6 +7,8 @@ public final class RunningChild: @unchecked Sendable {
     /// The child's process id.
     public let pid: Int32
     private let running = Flag()
+    /// Set until the output pipe has closed: a line can still come while it is set.
+    private let outputOpen = Flag()
     private let lock = NSLock()
     private var lines: [String] = []
     private var waiters: [(String, CheckedContinuation<String?, Never>)] = []
@@ -67,7 +69,7 @@ public final class RunningChild: @unchecked Sendable {
             lock.withLock {
                 if let line = lines.first(where: { $0.contains(text) }) {
                     continuation.resume(returning: line)
-                } else if !running.isSet {
+                } else if !outputOpen.isSet {
                     continuation.resume(returning: nil)
                 } else {
                     waiters.append((text, continuation))
@@ -96,7 +98,10 @@ public final class RunningChild: @unchecked Sendable {
             lines.append(contentsOf: complete)
         }
         for line in complete { resolve(line) }
-        if data.isEmpty { resolve(nil) }
+        if data.isEmpty {
+            outputOpen.clear()
+            resolve(nil)
+        }
     }
 
     /// Hands `line` to the waiters looking for it; with nil, ends every wait (output over, or timeout).
