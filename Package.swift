@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "Backends",
             dependencies: [
-                "DeviceSimulator", "HarnessTimeline",
+                "DeviceSimulator", "HarnessTimeline", "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

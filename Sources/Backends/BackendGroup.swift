@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import DeviceSimulator
 import Foundation
+import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
 import NIOPosix
@@ -44,13 +45,10 @@ public final class BackendGroup: Sendable {
         return BackendGroup(running: started, timeline: timeline)
     }
 
-    /// Returns when a backend ends before ``stop()``: what the run fails with. Never returns while they
-    /// all run (it returns nothing, then, when cancelled).
+    /// Returns when a backend ends before ``stop()``: what the run fails with. While they all run it
+    /// does not return; it returns nil once they are all stopped, when the caller is cancelled, or at
+    /// once for a group with no backends.
     public func unexpectedEnd() async -> Failure? {
-        guard !running.isEmpty else {
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-            return nil
-        }
         return await withTaskGroup(of: Failure?.self) { group in
             for one in running {
                 group.addTask {
@@ -77,33 +75,18 @@ public final class BackendGroup: Sendable {
     final class Running: Sendable {
         let backend: Backend
         private let process: AppProcess
-        private let state = LockedState(State())
+        /// How the process ended, once it has; and the awaited line, once it came (or the process ended).
+        private let ended = Readiness<AppProcess.Termination>()
+        private let lineSeen = Readiness<Void>()
+        private let stopping = LockedState(false)
         private let timeline: Timeline
-
-        private struct State {
-            var ended: AppProcess.Termination?
-            var stopping = false
-            var endWaiters: [UUID: CheckedContinuation<AppProcess.Termination?, Never>] = [:]
-            var lineSeen = false
-            var lineWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
-        }
 
         init(_ backend: Backend, environment: [String: String], timeline: Timeline) throws {
             self.backend = backend
             self.timeline = timeline
             let name = backend.name
-            let state = self.state
-            var text: String?
-            if case .line(let wanted) = backend.readiness { text = wanted }
-            let awaited = text
-            guard let executable = backend.command.first, Self.findExecutable(executable, in: backend.workingDirectory)
-            else {
-                throw Failure(
-                    backend: name,
-                    description:
-                        "backend \(name): the backend command '\(backend.command.joined(separator: " "))' cannot start: no executable '\(backend.command.first ?? "")' in \(backend.workingDirectory.path) or on PATH"
-                )
-            }
+            let (ended, lineSeen) = (self.ended, self.lineSeen)
+            let awaited: String? = if case .line(let wanted) = backend.readiness { wanted } else { nil }
             do {
                 // Spawned with every signal's default action (ProcessSpawning.spawn): the harness ignores
                 // SIGTERM for its ServiceGroup, and SIGTERM must end a backend.
@@ -114,28 +97,14 @@ public final class BackendGroup: Sendable {
                     kind: "backend",
                     onLine: { line in
                         timeline.publish(.backendOutput, source: "backend", ["backend": name, "line": line])
-                        guard let awaited, line.contains(awaited) else { return }
-                        let waiters = state.withLock { state in
-                            state.lineSeen = true
-                            defer { state.lineWaiters = [:] }
-                            return state.lineWaiters.values
-                        }
-                        for waiter in waiters { waiter.resume() }
+                        if let awaited, line.contains(awaited) { lineSeen.succeed(()) }
                     },
                     onExit: { termination in
                         timeline.publish(
                             .backendExited, source: "backend", ["backend": name, "how": termination.description])
-                        let (waiters, lineWaiters) = state.withLock { state in
-                            state.ended = termination
-                            defer {
-                                state.endWaiters = [:]
-                                state.lineWaiters = [:]
-                            }
-                            return (state.endWaiters.values, state.lineWaiters.values)
-                        }
-                        for waiter in waiters { waiter.resume(returning: termination) }
+                        ended.succeed(termination)
                         // A line readiness still waiting learns of the end through its own check.
-                        for waiter in lineWaiters { waiter.resume() }
+                        lineSeen.succeed(())
                     })
             } catch {
                 throw Failure(backend: name, description: "backend \(name): \(error)")
@@ -145,25 +114,10 @@ public final class BackendGroup: Sendable {
                 ["backend": name, "pid": "\(process.pid)", "command": backend.command.joined(separator: " ")])
         }
 
-        var isStopping: Bool { state.withLock { $0.stopping } }
+        var isStopping: Bool { stopping.withLock { $0 } }
 
         /// Returns once the process has ended, with how it ended; nil when the caller is cancelled first.
-        func termination() async -> AppProcess.Termination? {
-            let id = UUID()
-            return await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    let now = state.withLock { state -> (ended: AppProcess.Termination?, resume: Bool) in
-                        if let ended = state.ended { return (ended, true) }
-                        if Task.isCancelled { return (nil, true) }
-                        state.endWaiters[id] = continuation
-                        return (nil, false)
-                    }
-                    if now.resume { continuation.resume(returning: now.ended) }
-                }
-            } onCancel: {
-                state.withLock { $0.endWaiters.removeValue(forKey: id) }?.resume(returning: nil)
-            }
-        }
+        func termination() async -> AppProcess.Termination? { try? await ended.wait() }
 
         /// Waits for the backend's readiness, its end, or its time, whichever comes first.
         func waitUntilReady() async throws {
@@ -171,7 +125,7 @@ public final class BackendGroup: Sendable {
             let outcome: String? = await withTaskGroup(of: String?.self) { group in
                 group.addTask { [self] in
                     await ready()
-                    return state.withLock { $0.ended } == nil ? nil : "ended"
+                    return ended.value == nil ? nil : "ended"
                 }
                 group.addTask { [self] in
                     guard let termination = await termination() else { return "was cancelled" }
@@ -212,19 +166,7 @@ public final class BackendGroup: Sendable {
             case .started:
                 return
             case .line:
-                let id = UUID()
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let now = state.withLock { state -> Bool in
-                            if state.lineSeen || state.ended != nil || Task.isCancelled { return true }
-                            state.lineWaiters[id] = continuation
-                            return false
-                        }
-                        if now { continuation.resume() }
-                    }
-                } onCancel: {
-                    state.withLock { $0.lineWaiters.removeValue(forKey: id) }?.resume()
-                }
+                _ = try? await lineSeen.wait()
             case .port(let port):
                 // A port opening is no event the harness can wait on: it is tried every 50 ms.
                 while !Task.isCancelled, !(await Self.accepts(port: port)) {
@@ -244,11 +186,8 @@ public final class BackendGroup: Sendable {
 
         /// SIGTERM, then SIGKILL if it has not ended within its grace; returns once it has ended.
         func stop() async {
-            let ended = state.withLock { state -> Bool in
-                state.stopping = true
-                return state.ended != nil
-            }
-            guard !ended else { return }
+            stopping.withLock { $0 = true }
+            guard ended.value == nil else { return }
             process.terminate()
             let grace = backend.stopGrace
             let killer = Task { [process] in
@@ -269,20 +208,6 @@ public final class BackendGroup: Sendable {
                 lines.isEmpty
                 ? "it printed nothing" : "its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
             return Failure(backend: backend.name, description: "backend \(backend.name) \(what); \(output)")
-        }
-
-        /// Whether `executable` names a program: a path (relative ones from `directory`) or a name on PATH.
-        static func findExecutable(_ executable: String, in directory: URL) -> Bool {
-            let manager = FileManager.default
-            if executable.hasPrefix("/") { return manager.isExecutableFile(atPath: executable) }
-            if executable.contains("/") {
-                return manager.isExecutableFile(atPath: directory.appendingPathComponent(executable).path)
-            }
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            return path.split(separator: ":").contains {
-                manager.isExecutableFile(
-                    atPath: URL(fileURLWithPath: String($0)).appendingPathComponent(executable).path)
-            }
         }
 
         static func accepts(port: Int) async -> Bool {

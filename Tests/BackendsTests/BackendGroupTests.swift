@@ -51,7 +51,7 @@ import Glibc
             python("chat", Self.server(port: first), readiness: .port(first)),
             python("api", Self.server(port: second), readiness: .http(port: second, path: "/ready")),
             python(
-                "worker", "print('worker: waiting for jobs'); import time; time.sleep(3600)",
+                "worker", "print('worker: waiting for jobs'); import signal; signal.pause()",
                 readiness: .line("waiting")),
         ]
         let group = try await BackendGroup.start(
@@ -76,7 +76,7 @@ import Glibc
     @Test func oneThatExitsBeforeItIsReadyFailsWithItsLastOutputAndStopsThoseBefore() async throws {
         let timeline = Timeline()
         let backends = [
-            python("db", "print('db up'); import time; time.sleep(3600)", readiness: .line("db up")),
+            python("db", "print('db up'); import signal; signal.pause()", readiness: .line("db up")),
             python(
                 "api", "print('cannot read config.yml'); raise SystemExit(3)",
                 readiness: .port(try ListeningPeer.freePort())),
@@ -96,7 +96,7 @@ import Glibc
     @Test func oneThatIsNotReadyInTimeIsStoppedAndSaysWhatItWaitedFor() async throws {
         let timeline = Timeline()
         let port = try ListeningPeer.freePort()
-        var backend = python("silent", "print('starting'); import time; time.sleep(3600)", readiness: .port(port))
+        var backend = python("silent", "print('starting'); import signal; signal.pause()", readiness: .port(port))
         backend.readyTimeout = .seconds(1)
         await #expect {
             _ = try await BackendGroup.start([backend], environment: [:], timeline: timeline)
@@ -125,7 +125,8 @@ import Glibc
 
     @Test func oneThatIgnoresSIGTERMIsKilledAfterItsGrace() async throws {
         let timeline = Timeline()
-        let script = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up'); time.sleep(3600)"
+        let script =
+            "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up')\nwhile True: signal.pause()"
         let group = try await BackendGroup.start(
             [python("stubborn", script, readiness: .line("up"), grace: .milliseconds(500))], environment: [:],
             timeline: timeline)
@@ -141,8 +142,7 @@ import Glibc
             _ = try await BackendGroup.start([backend], environment: [:], timeline: Timeline())
         } throws: { error in
             "\(error)".contains(
-                "backend missing: the backend command '/nonexistent/server' cannot start: no executable '/nonexistent/server'"
-            )
+                "backend missing: the backend command '/nonexistent/server' cannot start (/nonexistent/server)")
         }
     }
 }
