@@ -49,7 +49,7 @@ public final class DeviceGateway: Sendable {
     /// Registers a device for `topic` and returns its new token (32 random bytes, lowercase hex). A
     /// device with a `deliver` closure is online; one without can only be inspected.
     public func register(topic: String, environment: String = "sandbox", deliver: Deliver? = nil) -> String {
-        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let token = Hex.lowercase((0..<32).map { _ in UInt8.random(in: 0...255) })
         devices.withLock {
             $0[token] = Device(
                 record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, deliver: deliver)

@@ -22,22 +22,10 @@ extension ProviderEndpoint {
     static func legacyRequest(_ notification: LegacyFrameReader.Notification) -> ProviderRequest {
         var headers = [
             (name: ":method", value: "POST"),
-            (name: ":path", value: "/3/device/" + hex(notification.token)),
+            (name: ":path", value: "/3/device/" + Hex.lowercase(notification.token)),
         ]
         if let expiry = notification.expiry { headers.append((name: "apns-expiration", value: "\(expiry)")) }
         if let priority = notification.priority { headers.append((name: "apns-priority", value: "\(priority)")) }
         return ProviderRequest(headers: headers, body: Data(notification.payload))
-    }
-
-    /// Lowercase hex, as FakeAPNs's tokens are written (String(format:) was most of a notification's time).
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

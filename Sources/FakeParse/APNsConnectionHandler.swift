@@ -226,14 +226,14 @@ final class APNsConnectionHandler: ChannelDuplexHandler {
 
     /// An HTTP/2 error code by its name in RFC 9113 section 7.
     static func name(_ code: HTTP2ErrorCode) -> String {
-        let names: [HTTP2ErrorCode: String] = [
-            .noError: "NO_ERROR", .protocolError: "PROTOCOL_ERROR", .internalError: "INTERNAL_ERROR",
-            .flowControlError: "FLOW_CONTROL_ERROR", .settingsTimeout: "SETTINGS_TIMEOUT",
-            .streamClosed: "STREAM_CLOSED", .frameSizeError: "FRAME_SIZE_ERROR", .refusedStream: "REFUSED_STREAM",
-            .cancel: "CANCEL", .compressionError: "COMPRESSION_ERROR", .connectError: "CONNECT_ERROR",
-            .enhanceYourCalm: "ENHANCE_YOUR_CALM", .inadequateSecurity: "INADEQUATE_SECURITY",
-            .http11Required: "HTTP_1_1_REQUIRED",
-        ]
-        return names[code] ?? "0x" + String(code.networkCode, radix: 16)
+        codeNames[code] ?? "0x" + String(code.networkCode, radix: 16)
     }
+
+    private static let codeNames: [HTTP2ErrorCode: String] = [
+        .noError: "NO_ERROR", .protocolError: "PROTOCOL_ERROR", .internalError: "INTERNAL_ERROR",
+        .flowControlError: "FLOW_CONTROL_ERROR", .settingsTimeout: "SETTINGS_TIMEOUT", .streamClosed: "STREAM_CLOSED",
+        .frameSizeError: "FRAME_SIZE_ERROR", .refusedStream: "REFUSED_STREAM", .cancel: "CANCEL",
+        .compressionError: "COMPRESSION_ERROR", .connectError: "CONNECT_ERROR", .enhanceYourCalm: "ENHANCE_YOUR_CALM",
+        .inadequateSecurity: "INADEQUATE_SECURITY", .http11Required: "HTTP_1_1_REQUIRED",
+    ]
 }

@@ -21,11 +21,9 @@ final class APNsProvider: Sendable {
     }
 
     /// Why a notification has no answer, in words for the push's outcome.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-        /// APNs never took the request (see ``APNsStreams/Failure/unprocessed``).
-        var unprocessed = false
-    }
+    /// Why a notification has no answer: the connection's own reasons and the provider's (no token, no
+    /// connection), in one type.
+    typealias Failure = APNsStreams.Failure
 
     /// How long a batch may wait for its last answer.
     static let timeout = TimeAmount.seconds(30)
@@ -135,11 +133,7 @@ final class APNsProvider: Sendable {
                 promise.fail($0)  // the batch never reached the handler
             }
             do {
-                return try await promise.futureResult.get().map { outcome in
-                    outcome.map(Self.outcome).mapError {
-                        Failure(description: $0.description, unprocessed: $0.unprocessed)
-                    }
-                }
+                return try await promise.futureResult.get().map { $0.map(Self.outcome) }
             } catch let unusable as APNsConnectionHandler.Unusable {
                 lastEnd = unusable.why.map { ": " + $0 } ?? ""
                 stale = generation

@@ -73,6 +73,8 @@ public enum ParseJSON {
         }
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     private static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         let utf8 = text.utf8
@@ -90,10 +92,9 @@ public enum ParseJSON {
                 case 0x08: output.append(contentsOf: "\\b".utf8)
                 case 0x0C: output.append(contentsOf: "\\f".utf8)
                 case ..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
                     output.append(contentsOf: "\\u00".utf8)
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0x0F)])
+                    output.append(hexDigits[Int(byte >> 4)])
+                    output.append(hexDigits[Int(byte & 0x0F)])
                 default: output.append(byte)
                 }
             }

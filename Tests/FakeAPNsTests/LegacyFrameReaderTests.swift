@@ -10,35 +10,18 @@ import Testing
     let token = [UInt8](repeating: 0xAB, count: 32)
     let payload = Array(#"{"aps":{"alert":"Hi"}}"#.utf8)
 
-    static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-    static func be32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
     func simple(token: [UInt8]? = nil, payload: [UInt8]? = nil) -> [UInt8] {
-        let token = token ?? self.token
-        let payload = payload ?? self.payload
-        return [0] + Self.be16(token.count) + token + Self.be16(payload.count) + payload
+        LegacyBytes.simple(token: token ?? self.token, payload: payload ?? self.payload)
     }
 
     func enhanced(id: UInt32, expiry: UInt32, token: [UInt8]? = nil, payload: [UInt8]? = nil) -> [UInt8] {
-        let token = token ?? self.token
-        let payload = payload ?? self.payload
-        return [1] + Self.be32(id) + Self.be32(expiry) + Self.be16(token.count) + token + Self.be16(payload.count)
-            + payload
-    }
-
-    static func item(_ id: UInt8, _ data: [UInt8]) -> [UInt8] { [id] + be16(data.count) + data }
-
-    static func frame(_ items: [[UInt8]]) -> [UInt8] {
-        let data = items.flatMap { $0 }
-        return [2] + be32(UInt32(data.count)) + data
+        LegacyBytes.enhanced(id: id, expiry: expiry, token: token ?? self.token, payload: payload ?? self.payload)
     }
 
     func items(id: UInt32 = 7, expiry: UInt32 = 0, priority: UInt8 = 10) -> [[UInt8]] {
         [
-            Self.item(1, token), Self.item(2, payload), Self.item(3, Self.be32(id)), Self.item(4, Self.be32(expiry)),
-            Self.item(5, [priority]),
+            LegacyBytes.item(1, token), LegacyBytes.item(2, payload), LegacyBytes.item(3, LegacyBytes.be32(id)),
+            LegacyBytes.item(4, LegacyBytes.be32(expiry)), LegacyBytes.item(5, [priority]),
         ]
     }
 
@@ -66,14 +49,14 @@ import Testing
     }
 
     @Test func commandTwoReadsEveryItemInAnyOrder() {
-        let bytes = Self.frame(items(id: 42, expiry: 99, priority: 5).reversed())
+        let bytes = LegacyBytes.frame(items(id: 42, expiry: 99, priority: 5).reversed())
         #expect(
             LegacyFrameReader.next(bytes)
                 == .notification(
                     Notification(command: 2, identifier: 42, expiry: 99, token: token, payload: payload, priority: 5),
                     length: bytes.count))
         // Only the token and the payload are needed.
-        let least = Self.frame([Self.item(2, payload), Self.item(1, token)])
+        let least = LegacyBytes.frame([LegacyBytes.item(2, payload), LegacyBytes.item(1, token)])
         #expect(
             LegacyFrameReader.next(least)
                 == .notification(
@@ -82,7 +65,7 @@ import Testing
     }
 
     @Test func aFrameCutAnywhereWaitsForTheRest() {
-        for bytes in [simple(), enhanced(id: 1, expiry: 0), Self.frame(items())] {
+        for bytes in [simple(), enhanced(id: 1, expiry: 0), LegacyBytes.frame(items())] {
             for cut in 0..<bytes.count {
                 #expect(LegacyFrameReader.next(Array(bytes[..<cut])) == .needMore, "cut at \(cut) of \(bytes[0])")
             }
@@ -119,40 +102,55 @@ import Testing
         #expect(LegacyFrameReader.next(Array(oversized.prefix(1 + 8 + 2 + 32 + 2))) == refused(.invalidPayloadSize, 8))
         // A token length other than 32 is refused before its bytes come.
         #expect(
-            LegacyFrameReader.next([1] + Self.be32(9) + Self.be32(0) + Self.be16(64)) == refused(.invalidTokenSize, 9))
+            LegacyFrameReader.next([1] + LegacyBytes.be32(9) + LegacyBytes.be32(0) + LegacyBytes.be16(64))
+                == refused(.invalidTokenSize, 9))
     }
 
     @Test func commandTwoNamesTheIdentifierInEveryRefusal() {
-        let id = Self.item(3, Self.be32(77))
+        let id = LegacyBytes.item(3, LegacyBytes.be32(77))
         let cases: [([[UInt8]], LegacyStatus)] = [
-            ([Self.item(2, payload), id], .missingDeviceToken),
-            ([Self.item(1, []), Self.item(2, payload), id], .missingDeviceToken),
-            ([Self.item(1, token + [0]), Self.item(2, payload), id], .invalidTokenSize),
-            ([Self.item(1, token), id], .missingPayload),
-            ([Self.item(1, token), Self.item(2, []), id], .missingPayload),
-            ([Self.item(1, token), Self.item(2, [UInt8](repeating: 0x20, count: 2049)), id], .invalidPayloadSize),
+            ([LegacyBytes.item(2, payload), id], .missingDeviceToken),
+            ([LegacyBytes.item(1, []), LegacyBytes.item(2, payload), id], .missingDeviceToken),
+            ([LegacyBytes.item(1, token + [0]), LegacyBytes.item(2, payload), id], .invalidTokenSize),
+            ([LegacyBytes.item(1, token), id], .missingPayload),
+            ([LegacyBytes.item(1, token), LegacyBytes.item(2, []), id], .missingPayload),
+            (
+                [LegacyBytes.item(1, token), LegacyBytes.item(2, [UInt8](repeating: 0x20, count: 2049)), id],
+                .invalidPayloadSize
+            ),
             // An item repeated, an unknown item, an item of the wrong size or value: not Apple's frame.
-            ([Self.item(1, token), Self.item(1, token), Self.item(2, payload), id], .protocolError),
-            ([Self.item(1, token), Self.item(2, payload), Self.item(6, [1]), id], .protocolError),
-            ([Self.item(1, token), Self.item(2, payload), Self.item(4, [0, 0]), id], .protocolError),
-            ([Self.item(1, token), Self.item(2, payload), Self.item(5, [7]), id], .protocolError),
-            ([Self.item(1, token), Self.item(2, payload), Self.item(5, [10, 10]), id], .protocolError),
+            (
+                [LegacyBytes.item(1, token), LegacyBytes.item(1, token), LegacyBytes.item(2, payload), id],
+                .protocolError
+            ),
+            ([LegacyBytes.item(1, token), LegacyBytes.item(2, payload), LegacyBytes.item(6, [1]), id], .protocolError),
+            (
+                [LegacyBytes.item(1, token), LegacyBytes.item(2, payload), LegacyBytes.item(4, [0, 0]), id],
+                .protocolError
+            ),
+            ([LegacyBytes.item(1, token), LegacyBytes.item(2, payload), LegacyBytes.item(5, [7]), id], .protocolError),
+            (
+                [LegacyBytes.item(1, token), LegacyBytes.item(2, payload), LegacyBytes.item(5, [10, 10]), id],
+                .protocolError
+            ),
         ]
         for (items, status) in cases {
-            #expect(LegacyFrameReader.next(Self.frame(items)) == refused(status, 77), "\(status)")
+            #expect(LegacyFrameReader.next(LegacyBytes.frame(items)) == refused(status, 77), "\(status)")
         }
         // 2,048 bytes is command 2's limit.
-        let largest = Self.frame([Self.item(1, token), Self.item(2, [UInt8](repeating: 0x20, count: 2048))])
+        let largest = LegacyBytes.frame([
+            LegacyBytes.item(1, token), LegacyBytes.item(2, [UInt8](repeating: 0x20, count: 2048)),
+        ])
         #expect(LegacyFrameReader.next(largest).isNotification)
     }
 
     @Test func anItemThatRunsPastItsFrameOrAFrameBeyondTheLargestIsAProtocolError() {
-        var cut = Self.frame([Self.item(1, token), Self.item(2, payload)])
+        var cut = LegacyBytes.frame([LegacyBytes.item(1, token), LegacyBytes.item(2, payload)])
         cut[4] -= 1  // the frame ends one byte inside the payload item
         #expect(LegacyFrameReader.next(cut) == refused(.protocolError, 0))
-        let huge = [2] + Self.be32(UInt32(LegacyFrameReader.largestFrame + 1))
+        let huge = [2] + LegacyBytes.be32(UInt32(LegacyFrameReader.largestFrame + 1))
         #expect(LegacyFrameReader.next(huge) == refused(.protocolError, 0))
-        #expect(LegacyFrameReader.next([2] + Self.be32(UInt32.max)) == refused(.protocolError, 0))
+        #expect(LegacyFrameReader.next([2] + LegacyBytes.be32(UInt32.max)) == refused(.protocolError, 0))
     }
 
     @Test func theErrorResponseIsSixBigEndianBytes() {

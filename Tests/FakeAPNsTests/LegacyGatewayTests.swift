@@ -1,8 +1,9 @@
-import FakeAPNs
 import Foundation
 import HarnessTimeline
 import TestSupport
 import Testing
+
+@testable import FakeAPNs
 
 /// The legacy binary gateway and the feedback service over real TLS sockets, with CPython's ssl as the
 /// provider (Tests/Conformance/legacy_exchange.py). Apple never answers a notification it takes, so a
@@ -48,28 +49,14 @@ import Testing
         }
     }
 
-    static func be16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
-    static func be32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-    static func bytes(hex: String) -> [UInt8] {
-        stride(from: 0, to: hex.utf8.count, by: 2).map {
-            UInt8(
-                hex[hex.index(hex.startIndex, offsetBy: $0)..<hex.index(hex.startIndex, offsetBy: $0 + 2)], radix: 16)!
-        }
-    }
+    static func bytes(hex: String) -> [UInt8] { Hex.bytes(hex)! }
 
-    static func frame(token: String, payload: String, id: UInt32, expiry: UInt32 = 0, priority: UInt8 = 10) -> [UInt8] {
-        let items: [(UInt8, [UInt8])] = [
-            (1, bytes(hex: token)), (2, Array(payload.utf8)), (3, be32(id)), (4, be32(expiry)), (5, [priority]),
-        ]
-        let data = items.flatMap { [$0.0] + be16($0.1.count) + $0.1 }
-        return [2] + be32(UInt32(data.count)) + data
+    static func frame(token: String, payload: String, id: UInt32) -> [UInt8] {
+        LegacyBytes.frame(token: bytes(hex: token), payload: Array(payload.utf8), id: id)
     }
 
     static func enhanced(token: String, payload: [UInt8], id: UInt32) -> [UInt8] {
-        let token = bytes(hex: token)
-        return [1] + be32(id) + be32(0) + be16(token.count) + token + be16(payload.count) + payload
+        LegacyBytes.enhanced(id: id, expiry: 0, token: bytes(hex: token), payload: payload)
     }
 
     static let noCommand: [UInt8] = [0xEE]
@@ -118,16 +105,16 @@ import Testing
             ),
             (
                 "short token", 5, 4,
-                [1] + LegacyGatewayTests.be32(4) + LegacyGatewayTests.be32(0) + LegacyGatewayTests.be16(31)
+                [1] + LegacyBytes.be32(4) + LegacyBytes.be32(0) + LegacyBytes.be16(31)
                     + [UInt8](repeating: 0, count: 31)
             ),
             ("unknown command", 128, 0, [9, 0, 0]),
             (
                 "item repeated", 128, 12,
-                [2] + LegacyGatewayTests.be32(3 + 32 + 3 + 2 + 3 + 4 + 3 + 4) + [1] + LegacyGatewayTests.be16(32)
-                    + [UInt8](repeating: 1, count: 32) + [2] + LegacyGatewayTests.be16(2)
-                    + Array("{}".utf8) + [3] + LegacyGatewayTests.be16(4) + LegacyGatewayTests.be32(12) + [3]
-                    + LegacyGatewayTests.be16(4) + LegacyGatewayTests.be32(12)
+                [2] + LegacyBytes.be32(3 + 32 + 3 + 2 + 3 + 4 + 3 + 4) + [1] + LegacyBytes.be16(32)
+                    + [UInt8](repeating: 1, count: 32) + [2] + LegacyBytes.be16(2)
+                    + Array("{}".utf8) + [3] + LegacyBytes.be16(4) + LegacyBytes.be32(12) + [3]
+                    + LegacyBytes.be16(4) + LegacyBytes.be32(12)
             ),
         ] as [(String, UInt8, UInt32, [UInt8])])
     func aMalformedCommandGetsApplesStatusAndItsIdentifier(name: String, status: UInt8, id: UInt32, bytes: [UInt8])
