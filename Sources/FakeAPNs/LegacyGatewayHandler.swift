@@ -17,7 +17,6 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
 
     private let endpoint: ProviderEndpoint
     private let connection: ProviderConnection
-    private var certificate: ProviderCertificate?
     /// Bytes of a command not yet complete; at most one frame's worth (``LegacyFrameReader/largestFrame``).
     private var pending: [UInt8] = []
     /// Set once the error response is written: nothing more is read.
@@ -34,12 +33,14 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         guard !ended else { return }
         let bytes = unwrapInboundIn(data)
         pending.append(contentsOf: bytes.readableBytesView)
-        guard let certificate = certificate ?? Self.certificate(of: context.channel) else {
+        if connection.credential == nil, let certificate = Self.certificate(of: context.channel) {
+            connection.credential = .certificate(certificate)
+        }
+        guard case .certificate = connection.credential else {
             // The handshake asked for a certificate from FakeAPNs's CA; one that is not a push certificate
             // (no bundle id, no environment) cannot send.
             return refuse(LegacyErrorResponse(status: .missingTopic, identifier: 0), context: context)
         }
-        self.certificate = certificate
         var used = 0
         reading: while !ended {
             switch LegacyFrameReader.next(pending[used...]) {
@@ -49,9 +50,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 return refuse(response, context: context)
             case .notification(let notification, let length):
                 used += length
-                let status = endpoint.handleLegacy(
-                    notification, certificate: certificate, environment: connection.environment,
-                    connection: connection)
+                let status = endpoint.handleLegacy(notification, connection: connection)
                 if let status {
                     return refuse(
                         LegacyErrorResponse(status: status, identifier: notification.identifier), context: context)

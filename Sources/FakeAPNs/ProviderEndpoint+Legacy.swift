@@ -4,13 +4,9 @@ extension ProviderEndpoint {
     /// One notification from the legacy binary gateway, through the HTTP/2 API's rules: the same
     /// validation (the certificate's bundle id is the topic), injected faults, log and delivery. Returns
     /// the status to answer with, or nil when it was taken (the gateway never answers success).
-    func handleLegacy(
-        _ notification: LegacyFrameReader.Notification, certificate: ProviderCertificate, environment: String,
-        connection: ProviderConnection
-    ) -> LegacyStatus? {
-        let request = Self.legacyRequest(notification)
-        connection.credential = .certificate(certificate)
-        let answer = handle(request, connection: connection)
+    /// `connection` carries the push certificate as its credential.
+    func handleLegacy(_ notification: LegacyFrameReader.Notification, connection: ProviderConnection) -> LegacyStatus? {
+        let answer = handle(Self.legacyRequest(notification), connection: connection)
         switch answer.outcome {
         case .success: return nil
         case .failure(let reason): return LegacyStatus.answering(reason)
