@@ -173,6 +173,7 @@ let package = Package(
         .target(
             name: "HarnessCore",
             dependencies: [
+                "Backends",
                 "HarnessTimeline",
                 "FakeAPNs",
                 "MediaServer",
@@ -262,7 +263,7 @@ let package = Package(
         .testTarget(
             name: "HarnessCoreTests",
             dependencies: [
-                "HarnessCore", "HarnessTimeline", "NetworkConditions", "DeviceSimulator", "TestSupport",
+                "Backends", "HarnessCore", "HarnessTimeline", "NetworkConditions", "DeviceSimulator", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

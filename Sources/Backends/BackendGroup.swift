@@ -94,7 +94,7 @@ public final class BackendGroup: Sendable {
                     command: backend.command, workingDirectory: backend.workingDirectory,
                     environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
                         .merging(backend.environment) { $1 },
-                    kind: "backend",
+                    kind: "backend", processGroup: true,
                     onLine: { line in
                         timeline.publish(.backendOutput, source: "backend", ["backend": name, "line": line])
                         if let awaited, line.contains(awaited) { lineSeen.succeed(()) }
@@ -184,10 +184,14 @@ public final class BackendGroup: Sendable {
             await process.waitForOutputEnd(atMost: .seconds(1))
         }
 
-        /// SIGTERM, then SIGKILL if it has not ended within its grace; returns once it has ended.
+        /// SIGTERM to its process group, then SIGKILL if it has not ended within its grace; returns once
+        /// it has ended. What is left of its group then (programs it started that outlived it) is killed.
         func stop() async {
             stopping.withLock { $0 = true }
-            guard ended.value == nil else { return }
+            guard ended.value == nil else {
+                process.killProcessGroup()
+                return
+            }
             process.terminate()
             let grace = backend.stopGrace
             let killer = Task { [process] in
@@ -197,6 +201,7 @@ public final class BackendGroup: Sendable {
             // Not cancelled with the caller: a stop always waits for the end.
             let ending = await Task { await self.termination() }.value
             killer.cancel()
+            process.killProcessGroup()
             await process.waitForOutputEnd(atMost: .seconds(1))
             timeline.publish(
                 .backendStopped, source: "backend", ["backend": backend.name, "how": ending?.description ?? "unknown"])

@@ -23,16 +23,20 @@ public final class AppProcess: @unchecked Sendable {
 
     /// The child's process id.
     public let pid: Int32
+    /// Whether it leads a process group of its own, which its signals then go to.
+    public let leadsProcessGroup: Bool
     private let outputLines = LockedState<[String]>([])
     private let exited = AsyncStream.makeStream(of: Void.self)
     private let outputEnded = AsyncStream.makeStream(of: Void.self)
     private static let keptLines = 20
 
     /// Starts the process. `onLine` sees every output line; `onExit` is called once, when it ends.
-    /// `kind` names the program in errors ("app", "backend").
+    /// `kind` names the program in errors ("app", "backend"). With `processGroup`, it leads a process
+    /// group of its own and every signal goes to the group: the programs it starts get them too.
     public init(
         command: [String], workingDirectory: URL, environment: [String: String], kind: String = "app",
-        onLine: @escaping @Sendable (String) -> Void, onExit: @escaping @Sendable (Termination) -> Void
+        processGroup: Bool = false, onLine: @escaping @Sendable (String) -> Void,
+        onExit: @escaping @Sendable (Termination) -> Void
     ) throws {
         guard let executable = command.first else { throw DeviceError("the \(kind)'s command is empty") }
         let resolved = Self.resolve(executable, in: workingDirectory)
@@ -65,12 +69,13 @@ public final class AppProcess: @unchecked Sendable {
         }
         thread.name = "app-output"
         let exited = exited.continuation
+        leadsProcessGroup = processGroup
         let nullDevice = FileHandle.nullDevice
         do {
             pid = try ProcessSpawning.spawn(
                 resolved.path, Array(command.dropFirst()), environment: environment, directory: workingDirectory,
                 standardInput: nullDevice.fileDescriptor, standardOutput: output.fileHandleForWriting.fileDescriptor,
-                standardError: output.fileHandleForWriting.fileDescriptor
+                standardError: output.fileHandleForWriting.fileDescriptor, newProcessGroup: processGroup
             ) { ending in
                 onExit(Termination(status: ending.status, signal: ending.signal))
                 exited.finish()
@@ -116,8 +121,16 @@ public final class AppProcess: @unchecked Sendable {
         signal(SIGCONT)
     }
 
+    /// `SIGKILL` to what is left of its process group once it has ended itself: programs it started
+    /// that did not end with it. Nothing for a process without a group of its own.
+    public func killProcessGroup() {
+        guard leadsProcessGroup else { return }
+        _ = Foundation.kill(-pid, SIGKILL)
+        _ = Foundation.kill(-pid, SIGCONT)
+    }
+
     private func signal(_ number: Int32) {
-        _ = Foundation.kill(pid, number)
+        _ = Foundation.kill(leadsProcessGroup ? -pid : pid, number)
     }
 
     private static func resolve(_ executable: String, in directory: URL) -> URL {

@@ -63,9 +63,11 @@ extension ProcessSpawning {
     /// keep ignoring them). `onExit` runs on a thread of its own once the child has ended and been
     /// reaped. The caller closes its own copies of the child's ends. A descriptor below 0 stands for
     /// /dev/null. A bare program name is looked up on this process's PATH, not on `environment`'s.
+    /// With `newProcessGroup`, the child leads a process group of its own (its id is the child's), which
+    /// its own children join: one signal to the group reaches them all, and the terminal's Ctrl-C does not.
     public static func spawn(
         _ executable: String, _ arguments: [String], environment: [String: String], directory: URL? = nil,
-        standardInput: Int32, standardOutput: Int32, standardError: Int32,
+        standardInput: Int32, standardOutput: Int32, standardError: Int32, newProcessGroup: Bool = false,
         onExit: @escaping @Sendable (Termination) -> Void
     ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
@@ -97,7 +99,12 @@ extension ProcessSpawning {
         var every = sigset_t()
         sigfillset(&every)
         posix_spawnattr_setsigdefault(&attributes, &every)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]

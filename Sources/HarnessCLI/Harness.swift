@@ -38,7 +38,7 @@ struct RunSetup: ParsableArguments {
 
     /// `configuration` with these flags applied.
     func apply(to configuration: inout HarnessConfiguration) {
-        if ephemeralPorts { configuration.services.useEphemeralPorts() }
+        if ephemeralPorts { configuration.useEphemeralPorts() }
         if skipBuild {
             for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
         }

@@ -99,7 +99,7 @@ struct Serve: AsyncParsableCommand {
             fail(ServiceStack.describe(error), code: 2)
         }
         recorder?.redact(also: ServiceStack.keyMaterial(of: stack))
-        let file = EndpointsFile(stack: stack, configuration: configuration, topic: topic)
+        let file = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
         let url = URL(fileURLWithPath: endpoints)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try file.json().write(to: url)
@@ -195,48 +195,5 @@ struct Serve: AsyncParsableCommand {
         } catch let error as CassetteError {
             fail(error.description, code: 2)
         }
-    }
-}
-
-/// The endpoints file that backends in any language read to find the fake services.
-struct EndpointsFile: Encodable {
-    struct APNs: Encodable {
-        var url, caFile, teamId, keyId, keyFile, topic, controlURL: String
-        /// The legacy binary gateway and the feedback service, `host:port`, when they listen.
-        var legacyGateway, feedback: String?
-    }
-    struct Media: Encodable {
-        var url, controlURL: String
-        /// The Apache "combined" access log.
-        var accessLog: String?
-    }
-    struct Parse: Encodable {
-        var url, applicationId, masterKey: String
-        var clientKey, restAPIKey: String?
-    }
-    var apns: APNs
-    var media: Media
-    var parse: Parse
-
-    init(stack: ServiceStack, configuration: HarnessConfiguration, topic: String) {
-        apns = APNs(
-            url: stack.apns.url, caFile: stack.apns.caFile.path, teamId: stack.apns.signingKey.teamId,
-            keyId: stack.apns.signingKey.keyId, keyFile: stack.apns.keyFile.path, topic: topic,
-            controlURL: stack.apns.controlURL,
-            legacyGateway: stack.apns.legacyPort.map { "\(stack.apns.configuration.host):\($0)" },
-            feedback: stack.apns.feedbackPort.map { "\(stack.apns.configuration.host):\($0)" })
-        media = Media(
-            url: stack.media.url, controlURL: stack.media.controlURL,
-            accessLog: stack.media.configuration.accessLog?.path)
-        let parseSettings = configuration.services.parse
-        parse = Parse(
-            url: stack.parse.url, applicationId: parseSettings.applicationId, masterKey: parseSettings.masterKey,
-            clientKey: parseSettings.clientKey, restAPIKey: parseSettings.restAPIKey)
-    }
-
-    func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
     }
 }

@@ -36,7 +36,7 @@ public struct BatchRunner: Sendable {
         let started = ContinuousClock.now
         var configuration = configuration
         // Ports collide between runs that overlap; and the apps are built once, not by every run.
-        if parallel > 1 { configuration.services.useEphemeralPorts() }
+        if parallel > 1 { configuration.useEphemeralPorts() }
         do {
             try await buildApps(of: scenarios, output: output)
         } catch {

@@ -47,15 +47,16 @@ public enum ConfigurationLoader {
             "apps": { apps, configuration in
                 for (name, app) in try apps.namedEntries() { configuration.apps[name] = try readApp(name, app) }
             },
-            // After the apps and the services: steps name apps, and a scenario's device block overlays
+            "backends": { $1.backends = try readBackends($0) },
+            // After the apps, the backends and the services: steps name apps, scenarios backends, and a scenario's device block overlays
             // the services' one.
             "scenarios": { scenarios, configuration in
                 for (name, scenario) in try scenarios.namedEntries() {
                     if let problem = YAMLReader.problem(withName: name) { throw scenario.error(problem) }
                     configuration.scenarios.append(
                         try readScenario(
-                            name, scenario, apps: configuration.apps, device: configuration.services.device,
-                            profiles: configuration.services.networkProfiles))
+                            name, scenario, apps: configuration.apps, backends: configuration.backends.map(\.name),
+                            device: configuration.services.device, profiles: configuration.services.networkProfiles))
                 }
             },
         ]).read(reader, into: &configuration)
@@ -93,8 +94,8 @@ public enum ConfigurationLoader {
     }
 
     private static func readScenario(
-        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], device base: DeviceConfiguration,
-        profiles: NetworkProfiles
+        _ name: String, _ reader: YAMLReader, apps: [String: AppConfiguration], backends: [String],
+        device base: DeviceConfiguration, profiles: NetworkProfiles
     ) throws -> Scenario {
         var scenario = Scenario(name: name)
         let found = try KeyTable<Scenario>([
@@ -108,6 +109,19 @@ public enum ConfigurationLoader {
                     "throttle": { $1.mediaThrottle = .set(try $0.nullOr { try $0.rate() }) },
                     "faults": { $1.mediaFaults = try readFaults($0) },
                 ]).read($0, into: &$1)
+            },
+            "backends": { value, scenario in
+                for item in try value.sequence() {
+                    let name = try item.string()
+                    guard backends.contains(name) else {
+                        throw item.error(
+                            backends.isEmpty
+                                ? "no backend named '\(name)': harness.yml declares no backends"
+                                : "no backend named '\(name)'; backends: \(backends.joined(separator: ", "))")
+                    }
+                    guard !scenario.backends.contains(name) else { throw item.error("'\(name)' is named twice") }
+                    scenario.backends.append(name)
+                }
             },
             // A scenario's device block overrides the services' one key by key.
             "device": { $1.device = try deviceKeys.overlay($0, on: base) },

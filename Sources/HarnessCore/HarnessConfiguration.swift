@@ -9,6 +9,8 @@ public struct HarnessConfiguration: Sendable {
     public var file: String
     public var services: ServicesConfiguration
     public var apps: [String: AppConfiguration] = [:]
+    /// Servers under test, in file order; a scenario starts those it names.
+    public var backends: [BackendConfiguration] = []
     /// In file order, so `harness list` shows them as written.
     public var scenarios: [Scenario] = []
 
@@ -19,6 +21,15 @@ public struct HarnessConfiguration: Sendable {
     }
 
     public func scenario(named name: String) -> Scenario? { scenarios.first { $0.name == name } }
+
+    public func backend(named name: String) -> BackendConfiguration? { backends.first { $0.name == name } }
+
+    /// Port 0 for every service, and a free port chosen by the run for every backend with a port: runs
+    /// that overlap never collide. A backend must then listen where `HARNESS_PORT` says.
+    public mutating func useEphemeralPorts() {
+        services.useEphemeralPorts()
+        for index in backends.indices where backends[index].port != nil { backends[index].port = .free }
+    }
 }
 
 public struct AppConfiguration: Sendable {
@@ -46,6 +57,8 @@ public struct Scenario: Sendable {
     /// Added after the services' own fault rules.
     public var mediaFaults: [MediaFault] = []
     public var coalescingWindow: Duration?
+    /// The backends it starts, by name, in this order, before its first step.
+    public var backends: [String] = []
     public var device: DeviceConfiguration?
     /// Over the services' network: its profile for theirs, its links' settings for theirs.
     public var network = NetworkSettings()

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Backends
 import Crypto
 import DeviceSimulator
 import Foundation
@@ -55,6 +56,8 @@ public struct ScenarioRunner: Sendable {
         var explanation = ""
         var verdict: ChainVerdict?
         var stack: ServiceStack?
+        var backends: BackendGroup?
+        var backendPorts: [Int] = []
         var services = scenario.overlay(on: configuration.services)
         var redactor = Self.redactor(for: services)
         var recorder: CassetteRecorder?
@@ -86,8 +89,13 @@ public struct ScenarioRunner: Sendable {
             }
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
+            let started = try await startBackends(
+                of: scenario, stack: services, state: state, timeline: timeline, ports: &backendPorts)
+            backends = started
             (outcome, verdict, explanation) = try await services.whileRunning {
-                try await drive(scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
+                try await watching(started) {
+                    try await drive(scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
+                }
             }
         } catch is CancellationError {
             outcome = .interrupted
@@ -97,16 +105,21 @@ public struct ScenarioRunner: Sendable {
             outcome = .setupError(error.description)
         } catch let error as CassetteError {
             outcome = .setupError(error.description)
+        } catch let error as BackendPlanError {
+            outcome = .setupError(error.description)
+        } catch let error as BackendGroup.Failure {
+            outcome = Task.isCancelled ? .interrupted : .failed(error.description)
+            explanation = error.description
         } catch let error as StepFailure {
             outcome = Task.isCancelled ? .interrupted : .failed(error.message)
             explanation = error.message
         } catch {
             outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
         }
-        if let stack {
-            // Teardown must finish even when the run was cancelled.
-            await Task { await stack.stop() }.value
-        }
+        // Teardown must finish even when the run was cancelled: the backends first, then the services.
+        if let backends { await Task { await backends.stop() }.value }
+        FreePorts.shared.release(backendPorts)
+        if let stack { await Task { await stack.stop() }.value }
         // A matrix cell's failure the scenario expects is no surprise.
         outcome = scenario.judged(outcome)
         timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])

@@ -24,6 +24,8 @@ public final class ServiceStack: Sendable {
     public let network: NetworkLinks
     /// Where each side reaches each service: through its link's fault proxy when the link is in play.
     public let routes: ServiceRoutes
+    /// What every app is told of the services (`HARNESS_MEDIA_URL`, `HARNESS_PARSE_URL`, Parse's keys).
+    public let appEnvironment: [String: String]
     public let stateDirectory: URL
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -131,9 +133,16 @@ public final class ServiceStack: Sendable {
             _ = await running.result
             throw error
         }
+        var environment = [
+            "HARNESS_MEDIA_URL": routes.appMedia,
+            "HARNESS_PARSE_URL": routes.appParse,
+            "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
+        ]
+        environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
         let stack = ServiceStack(
             apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel, network: network,
-            routes: routes, stateDirectory: stateDirectory, group: group, running: running, stopped: stopped)
+            routes: routes, appEnvironment: environment, stateDirectory: stateDirectory, group: group,
+            running: running, stopped: stopped)
         timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
         timeline.publish(
             .serviceStarted, source: "harness",
@@ -146,20 +155,14 @@ public final class ServiceStack: Sendable {
             timeline.publish(
                 "harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
         }
-        var environment = [
-            "HARNESS_MEDIA_URL": routes.appMedia,
-            "HARNESS_PARSE_URL": routes.appParse,
-            "HARNESS_PARSE_APPLICATION_ID": services.parse.applicationId,
-        ]
-        environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
         await device.setAppEnvironment(environment)
         return stack
     }
 
     private init(
         apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
-        pushChannel: PushChannel, network: NetworkLinks, routes: ServiceRoutes, stateDirectory: URL,
-        group: ServiceGroup, running: Task<Void, any Error>,
+        pushChannel: PushChannel, network: NetworkLinks, routes: ServiceRoutes, appEnvironment: [String: String],
+        stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>,
         stopped: Readiness<Void>
     ) {
         self.apns = apns
@@ -169,6 +172,7 @@ public final class ServiceStack: Sendable {
         self.pushChannel = pushChannel
         self.network = network
         self.routes = routes
+        self.appEnvironment = appEnvironment
         self.stateDirectory = stateDirectory
         self.group = group
         self.running = running

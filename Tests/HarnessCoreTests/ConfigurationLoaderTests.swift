@@ -32,17 +32,7 @@ import Testing
               never: [device.watchdog.killed]
         """
 
-    func error(_ text: String) -> ConfigurationError? {
-        do {
-            _ = try ConfigurationLoader.parse(text, file: "harness.yml")
-            return nil
-        } catch let error as ConfigurationError {
-            return error
-        } catch {
-            Issue.record("unexpected error \(error)")
-            return nil
-        }
-    }
+    func error(_ text: String) -> ConfigurationError? { configurationError(text) }
 
     @Test func readsAValidFile() throws {
         let configuration = try ConfigurationLoader.parse(valid, file: "harness.yml")

@@ -1,0 +1,141 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// harness.yml's `backends`, run by the built `harness` as a user runs it: a Python server started
+/// before the app with the fakes' endpoints, reached by the app, stopped with its children.
+@Suite struct BackendRunTests {
+    static let fixtures = PackagePaths.root.appendingPathComponent("Tests/BackendFixtures")
+
+    /// A scenario file with the backend `api` (run in `mode`) and the app `client` that asks it for /hello;
+    /// `then` adds a step after the launch.
+    func configuration(mode: String, then step: String = "", _ name: String = #function) throws -> URL {
+        let backend = Self.fixtures.appendingPathComponent("api_backend.py").path
+        let app = Self.fixtures.appendingPathComponent("backend_client_app.py").path
+        return try ScenarioFixtures.writeConfiguration(
+            """
+            version: 1
+            services:
+              apns: {port: 0}
+              media: {port: 0, root: \(ScenarioFixtures.media)}
+              parse: {port: 0}
+            apps:
+              client:
+                bundleId: com.example.client
+                command: [python3, \(app)]
+                backgroundModes: [remote-notification]
+            backends:
+              api:
+                command: [python3, \(backend), \(mode)]
+                port: free
+                ready: {http: /health}
+                readyTimeout: 60s
+                stopGrace: 1s
+                environment: {GREETING: "api on port ${HARNESS_PORT}"}
+            scenarios:
+              talk:
+                backends: [api]
+                steps:
+                  - launch: client
+                  \(step)
+                expect:
+                  chain:
+                    - backend.output: {line: {contains: "endpoints match"}}
+                    - backend.output: {line: {contains: "parse answered 200"}}
+                    - backend.ready: {backend: api}
+                    - device.app.launched
+                    - app.log: {message: {contains: "backend said: hello from api on port"}}
+            """, name)
+    }
+
+    /// Runs the scenario with the backend in `mode`; the result and the report folder.
+    func run(mode: String, _ name: String = #function) async throws -> (ChildProcess, reports: URL) {
+        let file = try configuration(mode: mode, name)
+        let reports = file.deletingLastPathComponent().appendingPathComponent("report")
+        let result = try await HarnessCommand.run(["run", "talk", "--config", file.path, "--report-dir", reports.path])
+        return (result, reports)
+    }
+
+    func events(in reports: URL) throws -> [[String: Any]] {
+        try String(contentsOf: reports.appendingPathComponent("timeline.jsonl"), encoding: .utf8)
+            .split(separator: "\n")
+            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    func attributes(_ event: [String: Any]) -> [String: String] { event["attributes"] as? [String: String] ?? [:] }
+
+    /// Alive and not a zombie waiting for its parent (or init) to reap it.
+    func isAlive(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        return state != "Z"
+    }
+
+    @Test func aBackendStartsBeforeTheAppWithTheEndpointsAndTheAppReachesIt() async throws {
+        let (result, reports) = try await run(mode: "serve")
+        #expect(result.status == 0, "\(result.transcript)")
+        #expect(result.standardOutput.contains("PASS talk"), "\(result.transcript)")
+        let events = try events(in: reports)
+        let kinds = events.compactMap { $0["kind"] as? String }
+        // Stopped before the services: its stop comes before the run's end, with SIGTERM.
+        let stopped = try #require(events.first { $0["kind"] as? String == "backend.stopped" })
+        #expect(attributes(stopped)["how"] == "killed by signal 15", "\(stopped)")
+        let ready = try #require(kinds.firstIndex(of: "backend.ready"))
+        let launched = try #require(kinds.firstIndex(of: "device.app.launched"))
+        #expect(ready < launched)
+        let endpoints = try Data(contentsOf: reports.appendingPathComponent("state/endpoints.json"))
+        let parse = try #require((try JSONSerialization.jsonObject(with: endpoints) as? [String: Any])?["parse"])
+        #expect((parse as? [String: Any])?["masterKey"] as? String == "nasa-tv-master-key")
+    }
+
+    @Test func aBackendThatDiesDuringTheRunFailsItWithItsLastOutput() async throws {
+        let (result, _) = try await run(mode: "dies-on-hello")
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(result.standardOutput.contains("FAIL talk"), "\(result.transcript)")
+        #expect(
+            result.standardOutput.contains("backend api ended while the run went on (exited with status 3)"),
+            "\(result.transcript)")
+        #expect(result.standardOutput.contains("    about to fall over"), "\(result.transcript)")
+    }
+
+    @Test func aBackendThatEndsBeforeItIsReadyFailsTheRunBeforeAnyAppStarts() async throws {
+        let (result, reports) = try await run(mode: "exit-before-ready")
+        #expect(result.status == 1, "\(result.transcript)")
+        #expect(
+            result.standardOutput.contains("backend api exited before it was ready (exited with status 2)"),
+            "\(result.transcript)")
+        #expect(result.standardOutput.contains("    giving up before listening"), "\(result.transcript)")
+        let kinds = try events(in: reports).compactMap { $0["kind"] as? String }
+        #expect(!kinds.contains("device.app.launched"), "\(kinds)")
+    }
+
+    /// Ctrl-C during the run: the backend and the child it started (which ignores SIGTERM) both end.
+    @Test func ctrlCLeavesNoBackendProcessBehindNorAnyItStarted() async throws {
+        // The run waits for a message the app never logs, until Ctrl-C.
+        let file = try configuration(
+            mode: "with-child", then: "- waitFor: {event: app.log, where: {message: never logged}, timeout: 10m}")
+        let reports = file.deletingLastPathComponent().appendingPathComponent("report")
+        let run = try RunningChild(
+            HarnessCommand.path, ["run", "talk", "--config", file.path, "--report-dir", reports.path],
+            currentDirectory: PackagePaths.root)
+        let child = try #require(await run.waitForLine(containing: "line=child pid "), "\(run.output)")
+        let backend = try #require(await run.waitForLine(containing: " listening on "), "\(run.output)")
+        _ = try #require(await run.waitForLine(containing: "backend said"), "\(run.output)")
+        func pid(after marker: String, in line: String) -> Int32? {
+            line.components(separatedBy: marker).last?.split(separator: " ").first.flatMap { Int32($0) }
+        }
+        let childPid = try #require(pid(after: "child pid ", in: child))
+        let backendPid = try #require(pid(after: "line=pid ", in: backend))
+        #expect(isAlive(childPid) && isAlive(backendPid))
+        run.send(SIGINT)
+        let status = await run.waitForExit()
+        #expect(status == 130, "\(run.output)")
+        #expect(!isAlive(backendPid), "the backend \(backendPid) outlived the run")
+        #expect(!isAlive(childPid), "the backend's child \(childPid) outlived the run")
+    }
+}
