@@ -120,7 +120,7 @@ public struct BatchRunner: Sendable {
     private func buildApps(of scenarios: [Scenario], output: @Sendable (String) -> Void) async throws {
         var commands: [[String]] = []
         for scenario in scenarios {
-            for case .launch(let name) in scenario.steps {
+            for case .launch(let name) in scenario.steps.map(\.action) {
                 guard let build = configuration.apps[name]?.build, !commands.contains(build) else { continue }
                 commands.append(build)
             }
@@ -150,7 +150,7 @@ public struct BatchRunner: Sendable {
             expectedFailures: results.filter { if case .expectedFailure = $0.outcome { true } else { false } }
                 .map(\.scenario),
             skipped: results.filter { $0.outcome == .skipped }.map(\.scenario), seconds: seconds, parallel: parallel,
-            results: results.map(RunReport.Summary.init))
+            results: results.map { RunReport.Summary($0) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         do {

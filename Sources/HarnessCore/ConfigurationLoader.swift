@@ -125,6 +125,8 @@ public enum ConfigurationLoader {
             },
             // A scenario's device block overrides the services' one key by key.
             "device": { $1.device = try deviceKeys.overlay($0, on: base) },
+            // After its device block, which each device's own settings overlay.
+            "devices": { $1.devices = try readDevices($0, base: $1.device ?? base) },
             "network": { $1.network = try readNetwork($0, profiles) },
             "expectFailure": { value, scenario in
                 for (name, why) in try value.namedEntries() {
@@ -139,7 +141,13 @@ public enum ConfigurationLoader {
                     scenario.expectedFailures.append((profile, try why.string()))
                 }
             },
-            "steps": { $1.steps = try $0.sequence().map { try readStep($0, apps: apps, profiles: profiles) } },
+            // After its devices, which steps name.
+            "steps": { value, scenario in
+                let devices = scenario.devices.map(\.name)
+                scenario.steps = try value.sequence().map { item in
+                    try readScenarioStep(item, devices: devices) { try readStep($0, apps: apps, profiles: profiles) }
+                }
+            },
             "expect": { $1.expectation = try readExpectation($0) },
         ]).read(reader, into: &scenario)
         guard found.contains("steps") else { throw reader.error("a scenario needs 'steps'") }
@@ -187,15 +195,19 @@ public enum ConfigurationLoader {
                 step = .tap(app: name, button: button)
             },
             "waitFor": { value, step in
-                typealias Fields = (event: String?, attributes: [String: AttributeMatch], timeout: Duration)
-                var wait: Fields = (nil, [:], .seconds(30))
+                typealias Fields = (
+                    event: String?, attributes: [String: AttributeMatch], count: Int, timeout: Duration
+                )
+                var wait: Fields = (nil, [:], 1, .seconds(30))
                 try KeyTable<Fields>([
                     "event": { $1.event = try $0.string() },
                     "where": { $1.attributes = try readAttributes($0) },
+                    "count": { $1.count = try $0.int(range: InputBounds.count) },
                     "timeout": { $1.timeout = try $0.duration() },
                 ]).read(value, into: &wait)
                 guard let event = wait.event else { throw value.error("waitFor needs an 'event'") }
-                step = .waitFor(EventPattern(kind: event, attributes: wait.attributes), timeout: wait.timeout)
+                step = .waitFor(
+                    EventPattern(kind: event, attributes: wait.attributes), count: wait.count, timeout: wait.timeout)
             },
             "push": { value, step in
                 // Parse's push body, passed on as JSON; these are the keys Parse takes.

@@ -33,7 +33,9 @@ public enum EventFormatter {
     public static func line(_ event: TimelineEvent) -> String? {
         if event.kind == .transferProgress { return progressLine(event) }
         if event.kind == .mediaResponseFinished || event.kind == .apnsDeviceRegistered { return nil }
-        let keys = shownAttributes[event.kind.rawValue] ?? event.attributes.keys.sorted()
+        var keys = shownAttributes[event.kind.rawValue] ?? event.attributes.keys.sorted()
+        // Which of several devices it happened on comes first.
+        if event["device"] != nil { keys = ["device"] + keys.filter { $0 != "device" } }
         let details = keys.compactMap { key in
             event.attributes[key].flatMap { $0.isEmpty ? nil : "\(key)=\($0)" }
         }.joined(separator: " ")

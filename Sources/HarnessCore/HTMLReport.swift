@@ -15,6 +15,7 @@ enum HTMLReport {
         body += chainSection(result.verdict)
         body += replaySection(result)
         body += "<h2>Sequence</h2>\n" + SequenceDiagram(events: events, marks: marks, verdict: result.verdict).svg()
+        body += devicesSection(DeviceSummary.of(events))
         let plot = TransferPlot(events: events)
         if !plot.series.isEmpty { body += "<h2>Bytes received</h2>\n" + plot.svg() }
         body += eventTable(events, marks: marks)
@@ -34,6 +35,18 @@ enum HTMLReport {
             </html>
 
             """
+    }
+
+    /// A table of the run's named devices: what each received, showed and how its apps ended.
+    static func devicesSection(_ devices: [DeviceSummary]) -> String {
+        guard !devices.isEmpty else { return "" }
+        let rows = devices.map { device in
+            "<tr><td>\(escape(device.name))</td><td>\(device.pushesReceived)</td><td>"
+                + device.notificationsShown.map(escape).joined(separator: "<br>")
+                + "</td><td>\(escape(device.appExits.joined(separator: ", ")))</td></tr>\n"
+        }.joined()
+        return "<h2>Devices</h2>\n<table class=\"devices\"><tr><th>device</th><th>pushes received</th>"
+            + "<th>notifications shown</th><th>app exits</th></tr>\n\(rows)</table>\n"
     }
 
     /// A batch's `index.html`: a line per scenario with its outcome, time and verdict, linking to the

@@ -60,6 +60,8 @@ public struct Scenario: Sendable {
     /// The backends it starts, by name, in this order, before its first step.
     public var backends: [String] = []
     public var device: DeviceConfiguration?
+    /// Its named devices, in the order declared; none for a scenario with the one device, unnamed.
+    public var devices: [ScenarioDevice] = []
     /// Over the services' network: its profile for theirs, its links' settings for theirs.
     public var network = NetworkSettings()
     public var steps: [Step] = []
@@ -74,6 +76,7 @@ public struct Scenario: Sendable {
     public func overlay(on services: ServicesConfiguration) -> ServicesConfiguration {
         var services = services
         if let device { services.device = device }
+        services.namedDevices = devices
         if let coalescingWindow { services.apns.delivery.coalescingWindow = coalescingWindow }
         if case .set(let throttle) = mediaThrottle { services.media.throttleBytesPerSecond = throttle }
         services.media.faults += mediaFaults
@@ -113,8 +116,27 @@ public struct Scenario: Sendable {
 
     /// The app of the first `launch` step.
     public var launchedApp: String? {
-        for step in steps { if case .launch(let app) = step { return app } }
+        for step in steps { if case .launch(let app) = step.action { return app } }
         return nil
+    }
+
+    /// The names of its devices: those it declares, or the one device's.
+    public var deviceNames: [String] { devices.isEmpty ? [ScenarioDevice.single] : devices.map(\.name) }
+}
+
+/// One of a scenario's named devices: a phone of its own, with its apps, state, network and
+/// notifications, its events on the timeline carrying `device: <name>`.
+public struct ScenarioDevice: Sendable {
+    /// The name of the device of a scenario that declares none (its events carry no `device`).
+    public static let single = "device"
+
+    public var name: String
+    /// The scenario's device settings with this device's own over them.
+    public var configuration: DeviceConfiguration
+
+    public init(name: String, configuration: DeviceConfiguration) {
+        self.name = name
+        self.configuration = configuration
     }
 }
 
@@ -141,13 +163,27 @@ public enum Step: Sendable, CustomStringConvertible {
     case unlock
     /// The device restarts: every app ends, force-quit apps become eligible again, it comes back locked.
     case reboot
-    case waitFor(EventPattern, timeout: Duration)
+    /// Waits until `count` events matching the pattern have happened (since the run began).
+    case waitFor(EventPattern, count: Int = 1, timeout: Duration)
     /// The device's network: `wifi`, `cellular` or `offline`.
     case network(String)
     /// Links' conditions change: a profile on the device's links, single links' settings.
     case conditions(NetworkSettings)
     /// `POST /parse/push` with the master key; `body` is Parse's push body (`where`/`channels`, `data`).
     case push(body: JSONBox)
+    /// A step on one of the scenario's named devices (`alice.launch: pushchat`).
+    indirect case on(device: String, Step)
+    /// A step on every device of the scenario, one after the other in the order they are declared
+    /// (`each.launch: nasa-tv`).
+    indirect case onEachDevice(Step)
+
+    /// The step itself, whichever device it is on.
+    public var action: Step {
+        switch self {
+        case .on(_, let step), .onEachDevice(let step): step.action
+        default: self
+        }
+    }
 
     /// The same step acting on `other` where it acts on `app`.
     public func replacingApp(_ app: String, with other: String) -> Step {
@@ -163,6 +199,8 @@ public enum Step: Sendable, CustomStringConvertible {
         case .tapNotification(let name): return .tapNotification(app: swap(name))
         case .uninstall(let name): return .uninstall(app: swap(name))
         case .tap(let name, let button): return .tap(app: swap(name), button: button)
+        case .on(let device, let step): return .on(device: device, step.replacingApp(app, with: other))
+        case .onEachDevice(let step): return .onEachDevice(step.replacingApp(app, with: other))
         case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: return self
         }
     }
@@ -174,6 +212,7 @@ public enum Step: Sendable, CustomStringConvertible {
             .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app),
             .tap(let app, _):
             app
+        case .on(_, let step), .onEachDevice(let step): step.app
         case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: nil
         }
     }
@@ -193,10 +232,13 @@ public enum Step: Sendable, CustomStringConvertible {
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"
-        case .waitFor(let pattern, let timeout): "waitFor \(pattern) (\(timeout))"
+        case .waitFor(let pattern, let count, let timeout):
+            "waitFor \(count == 1 ? "" : "\(count)× ")\(pattern) (\(timeout))"
         case .push: "push through Parse"
         case .network(let network): "network \(network)"
         case .conditions(let change): "network \(change.description)"
+        case .on(let device, let step): "\(device): \(step)"
+        case .onEachDevice(let step): "each device: \(step)"
         }
     }
 }

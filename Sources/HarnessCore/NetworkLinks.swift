@@ -12,7 +12,8 @@ public final class NetworkLinks: Sendable {
     /// The links some setting of the run names.
     public let inPlay: Set<NetworkLink>
     let proxy: FaultProxy
-    private let pushChannel: PushChannel
+    /// Each device's push channel: the `apns-device` link.
+    private let pushChannels: [PushChannel]
     private let timeline: Timeline
     private struct State {
         var settings = NetworkSettings()
@@ -21,9 +22,9 @@ public final class NetworkLinks: Sendable {
     /// Changed one call at a time: at the start, then by the steps, which run in order.
     private let state = LockedState(State())
 
-    init(inPlay: Set<NetworkLink>, seed: UInt64, pushChannel: PushChannel, timeline: Timeline) {
+    init(inPlay: Set<NetworkLink>, seed: UInt64, pushChannels: [PushChannel], timeline: Timeline) {
         self.inPlay = inPlay
-        self.pushChannel = pushChannel
+        self.pushChannels = pushChannels
         self.timeline = timeline
         proxy = FaultProxy(timeline: timeline, seed: seed)
     }
@@ -78,7 +79,7 @@ public final class NetworkLinks: Sendable {
                         throw NetworkLinkError(link: link, why: error.message)
                     }
                 } else {
-                    pushChannel.setCondition(condition)
+                    for channel in pushChannels { channel.setCondition(condition) }
                 }
                 state.withLock { $0.conditions[link] = condition }
                 timeline.publish(

@@ -13,7 +13,8 @@ enum RunReport {
         try timelineLines(events).write(to: result.reportDirectory.appendingPathComponent("timeline.jsonl"))
         try junit([result], time: result.seconds).write(
             to: result.reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
-        try encoder.encode(Summary(result)).write(to: result.reportDirectory.appendingPathComponent("report.json"))
+        try encoder.encode(Summary(result, devices: DeviceSummary.of(events))).write(
+            to: result.reportDirectory.appendingPathComponent("report.json"))
         try HTMLReport.render(result, events: events).write(
             to: result.reportDirectory.appendingPathComponent("report.html"), atomically: true, encoding: .utf8)
     }
@@ -89,8 +90,11 @@ enum RunReport {
         var chain: [Link]
         var violations: [String]
         var explanation: String?
+        /// Each named device's pushes, notifications and app exits; absent for a run of one unnamed device.
+        var devices: [DeviceSummary]?
 
-        init(_ result: RunResult) {
+        init(_ result: RunResult, devices: [DeviceSummary] = []) {
+            self.devices = devices.isEmpty ? nil : devices
             scenario = result.scenario
             outcome = result.outcome.label
             switch result.outcome {

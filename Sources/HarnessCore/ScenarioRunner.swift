@@ -70,6 +70,12 @@ public struct ScenarioRunner: Sendable {
             let state = reportDirectory.appendingPathComponent("state")
             if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
             if let recordInto {
+                // Each app's transcript is a file named by its bundle id: two devices would share it.
+                guard scenario.devices.count < 2 else {
+                    throw ConfigurationError(
+                        file: configuration.file, line: nil, column: nil, keyPath: "scenarios.\(scenario.name).devices",
+                        message: "a scenario with several devices cannot be recorded yet")
+                }
                 recorder = try CassetteRecorder(directory: recordInto, redactor: redactor)
                 services.recorder = recorder
             }
@@ -157,7 +163,6 @@ public struct ScenarioRunner: Sendable {
         _ scenario: Scenario, services: ServiceStack, timeline: Timeline,
         digest: @escaping @Sendable (String) -> String?, pushes: PushSchedule?
     ) async throws -> (RunOutcome, ChainVerdict, String) {
-        let device = services.device
         // The apps the steps name, and the others whose bundle id none of those has: two entries may be
         // variants of one app (a fixed or buggy build) under the same bundle id.
         let named = Set(scenario.steps.compactMap(\.app))
@@ -165,11 +170,13 @@ public struct ScenarioRunner: Sendable {
         let installed = configuration.apps.filter {
             named.contains($0.key) || !namedBundleIds.contains($0.value.bundleId)
         }
-        for app in installed.values.sorted(by: { $0.name < $1.name }) {
-            try await device.install(
-                InstalledApp(
-                    bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,
-                    backgroundModes: app.backgroundModes, environment: app.environment))
+        for device in services.devices {
+            for app in installed.values.sorted(by: { $0.name < $1.name }) {
+                try await device.simulator.install(
+                    InstalledApp(
+                        bundleId: app.bundleId, command: app.command, workingDirectory: baseDirectory,
+                        backgroundModes: app.backgroundModes, environment: app.environment))
+            }
         }
         let steps = StepDriver(
             configuration: configuration, services: services, timeline: timeline, digest: digest, pushes: pushes)
@@ -181,7 +188,7 @@ public struct ScenarioRunner: Sendable {
         }
         let verdict = try await waitForVerdict(
             scenario.expectation, timeline: timeline, digest: digest, after: scenario.expectation.within)
-        let files = await checkFiles(scenario, device: device, digest: digest)
+        let files = await checkFiles(scenario, device: services.device, digest: digest)
         if verdict.passed && files.isEmpty { return (.passed, verdict, "") }
         let explanation = VerdictFormatter.explain(verdict, fileProblems: files, events: timeline.events)
         let summary =
@@ -243,7 +250,7 @@ public struct ScenarioRunner: Sendable {
     private func buildApps(for scenario: Scenario, output: @Sendable (String) -> Void) async throws {
         var built = Set<String>()
         for step in scenario.steps {
-            guard case .launch(let name) = step, !built.contains(name), let app = configuration.apps[name],
+            guard case .launch(let name) = step.action, !built.contains(name), let app = configuration.apps[name],
                 let build = app.build
             else { continue }
             built.insert(name)

@@ -2,12 +2,14 @@ import Foundation
 import HarnessTimeline
 
 /// The run as a sequence diagram: a lifeline each for Parse, APNs, the device (SpringBoard and
-/// nsurlsessiond), the app and the media server; an arrow for each message that crossed between two of
-/// them, a note for what happened inside one, and a rule for each scenario step. The chain's links carry
-/// their number, forbidden events and failures are red, and links never seen are listed at the end.
+/// nsurlsessiond), the app and the media server, a device and an app lifeline for each named device of
+/// the run, and one for its backends if it has any; an arrow for each message that crossed between two
+/// of them, a note for what happened inside one, and a rule for each scenario step. The chain's links
+/// carry their number, forbidden events and failures are red, and links never seen are listed at the end.
 struct SequenceDiagram {
+    /// A kind of lifeline; the device and the app have one per device.
     enum Lane: Int, CaseIterable {
-        case parse, apns, device, app, media
+        case parse, apns, device, app, media, backend
 
         var title: String {
             switch self {
@@ -16,6 +18,7 @@ struct SequenceDiagram {
             case .device: "Device"
             case .app: "App"
             case .media: "Media server"
+            case .backend: "Backends"
             }
         }
 
@@ -27,9 +30,20 @@ struct SequenceDiagram {
             case "device", "transfer": self = .device
             case "app": self = .app
             case "media": self = .media
+            case "backend": self = .backend
             default: return nil
             }
         }
+
+        var perDevice: Bool { self == .device || self == .app }
+    }
+
+    /// One lifeline drawn: a lane, and for a device's or an app's, which device (nil for a run's only one).
+    struct Column: Equatable {
+        var lane: Lane
+        var device: String?
+
+        var title: String { device.map { "\(lane.title) \($0)" } ?? lane.title }
     }
 
     enum Row {
@@ -47,6 +61,9 @@ struct SequenceDiagram {
     var entries: [Entry]
     var marks: HTMLReport.Marks
     var missingLinks: [(number: Int, pattern: String)]
+    /// The lifelines, left to right: Parse, APNs, each device with its app, the media server, and the
+    /// backends when they are on the timeline.
+    var columns: [Column]
 
     init(events: [TimelineEvent], marks: HTMLReport.Marks, verdict: ChainVerdict?) {
         self.marks = marks
@@ -58,6 +75,27 @@ struct SequenceDiagram {
         missingLinks = (verdict?.links ?? []).enumerated().compactMap { index, link in
             link.event == nil ? (index + 1, link.pattern.description) : nil
         }
+        var devices: [String?] = []
+        for event in events {
+            if let name = event["device"], !devices.contains(name) { devices.append(name) }
+        }
+        if devices.isEmpty { devices = [nil] }
+        columns =
+            [Column(lane: .parse), Column(lane: .apns)]
+            + devices.flatMap { [Column(lane: .device, device: $0), Column(lane: .app, device: $0)] }
+            + [Column(lane: .media)]
+            + (events.contains { $0.source == "backend" } ? [Column(lane: .backend)] : [])
+    }
+
+    /// Where `lane`'s lifeline is for an event of `device`: a device's or an app's lane is that device's;
+    /// for an event that names no device, the run's only device, or none when there are several.
+    func x(_ lane: Lane, device: String?) -> Double? {
+        let index = columns.firstIndex { column in
+            guard column.lane == lane else { return false }
+            guard lane.perDevice else { return true }
+            return device.map { column.device == $0 } ?? (columns.filter { $0.lane == lane }.count == 1)
+        }
+        return index.map { Self.timeColumn + Self.badgeColumn + Self.laneWidth * (Double($0) + 0.5) }
     }
 
     /// How an event is drawn, or nil for the ones only the table lists (progress, logs, output).
@@ -131,10 +169,8 @@ struct SequenceDiagram {
     static let rowHeight = 24.0
     static let maximumLabel = 46
 
-    static func x(_ lane: Lane) -> Double { timeColumn + badgeColumn + laneWidth * (Double(lane.rawValue) + 0.5) }
-
     func svg() -> String {
-        let width = Self.timeColumn + Self.badgeColumn + Self.laneWidth * Double(Lane.allCases.count)
+        let width = Self.timeColumn + Self.badgeColumn + Self.laneWidth * Double(columns.count)
         let rows = entries.count + missingLinks.count
         let height = Self.top + Self.rowHeight * Double(rows) + 20
         var out = """
@@ -145,9 +181,9 @@ struct SequenceDiagram {
             </defs>
 
             """
-        for lane in Lane.allCases {
-            let x = HTMLReport.number(Self.x(lane))
-            out += "<text class=\"lane-name\" x=\"\(x)\" y=\"20\">\(lane.title)</text>"
+        for (index, column) in columns.enumerated() {
+            let x = HTMLReport.number(Self.timeColumn + Self.badgeColumn + Self.laneWidth * (Double(index) + 0.5))
+            out += "<text class=\"lane-name\" x=\"\(x)\" y=\"20\">\(HTMLReport.escape(column.title))</text>"
             out += "<line class=\"lane\" x1=\"\(x)\" y1=\"28\" x2=\"\(x)\" y2=\"\(HTMLReport.number(height - 8))\"/>\n"
         }
         for (index, entry) in entries.enumerated() {
@@ -176,15 +212,24 @@ struct SequenceDiagram {
                 "<g class=\"badge\"><circle cx=\"\(cx)\" cy=\"\(HTMLReport.number(y))\" r=\"9\"/><text x=\"\(cx)\" y=\"\(HTMLReport.number(y + 4))\">\(number)</text></g>"
         }
         let failure = entry.failure ? " failure" : ""
-        switch entry.row {
+        let device = event["device"]
+        var row = entry.row
+        // A message between a device and a service that names no device, in a run of several: the
+        // service's side of it, as a note.
+        if case .message(let from, let to, let label) = row,
+            x(from, device: device) == nil || x(to, device: device) == nil
+        {
+            row = .note(x(from, device: device) == nil ? to : from, label)
+        }
+        switch row {
         case .step(let text):
             out +=
                 "<g class=\"step\"><line x1=\"\(HTMLReport.number(Self.timeColumn))\" y1=\"\(HTMLReport.number(y + 8))\" x2=\"\(HTMLReport.number(width))\" y2=\"\(HTMLReport.number(y + 8))\"/>"
             out +=
                 "<text x=\"\(HTMLReport.number(Self.timeColumn + Self.badgeColumn))\" y=\"\(HTMLReport.number(y + 4))\">▶ \(HTMLReport.escape(Self.shorten(text, to: 110)))</text></g>"
         case .message(let from, let to, let label):
-            let x1 = Self.x(from)
-            let x2 = Self.x(to)
+            let x1 = x(from, device: device) ?? 0
+            let x2 = x(to, device: device) ?? 0
             let marker = entry.failure ? "arrow-failure" : "arrow"
             out +=
                 "<g class=\"message\(failure)\"><line x1=\"\(HTMLReport.number(x1))\" y1=\"\(HTMLReport.number(y + 6))\" x2=\"\(HTMLReport.number(x2))\" y2=\"\(HTMLReport.number(y + 6))\" marker-end=\"url(#\(marker))\"/>"
@@ -193,7 +238,8 @@ struct SequenceDiagram {
         case .note(let lane, let label):
             let text = Self.shorten(label)
             let boxWidth = min(Self.laneWidth * 1.6, Double(text.count) * 6.7 + 12)
-            let x = Self.x(lane)
+            // A device's note that names no device, in a run of several: on the first device's lane.
+            let x = x(lane, device: device) ?? x(lane, device: columns.first { $0.lane == lane }?.device) ?? 0
             out +=
                 "<g class=\"note\(failure)\"><rect x=\"\(HTMLReport.number(x - boxWidth / 2))\" y=\"\(HTMLReport.number(y - 9))\" width=\"\(HTMLReport.number(boxWidth))\" height=\"18\" rx=\"3\"/>"
             out +=

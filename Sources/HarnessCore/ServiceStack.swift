@@ -17,9 +17,11 @@ public final class ServiceStack: Sendable {
     public let apns: FakeAPNsServer
     public let media: MediaServer
     public let parse: FakeParseServer
-    public let device: DeviceSimulator
-    /// The push channel from FakeAPNs's gateway to the device.
-    public let pushChannel: PushChannel
+    /// The first device: the one device of a scenario that names none.
+    public var device: DeviceSimulator { devices[0].simulator }
+    /// Every device of the run, in the scenario's order, each with its push channel from FakeAPNs's
+    /// gateway.
+    public let devices: [RunDevice]
     /// The run's links, with a fault proxy on each TCP link its network settings name.
     public let network: NetworkLinks
     /// Where each side reaches each service: through its link's fault proxy when the link is in play.
@@ -55,8 +57,7 @@ public final class ServiceStack: Sendable {
         let apns: FakeAPNsServer
         let media: MediaServer
         let parse: FakeParseServer
-        let device: DeviceSimulator
-        let pushChannel: PushChannel
+        var devices: [RunDevice] = []
         let network: NetworkLinks
         let providerURL: String
         do {
@@ -64,28 +65,39 @@ public final class ServiceStack: Sendable {
             bound.append { await apns.close() }
             media = try await MediaServer.bind(configuration: services.media, timeline: timeline, logger: logger)
             bound.append { await media.close() }
-            pushChannel = PushChannel(
-                endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder, timeline: timeline,
-                seed: services.networkSeed)
+            for (name, configuration) in services.runDevices {
+                // A named device's events say which device they are of.
+                let seen = name.map { timeline.stamping(["device": $0]) } ?? timeline
+                let channel = PushChannel(
+                    endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder, timeline: seen,
+                    seed: services.networkSeed)
+                bound.append { await channel.close() }
+                let simulator = DeviceSimulator(
+                    configuration: configuration, timeline: seen, pushRegistry: channel, logger: logger)
+                devices.append(RunDevice(name: name, simulator: simulator, pushChannel: channel))
+            }
             network = NetworkLinks(
                 inPlay: services.network.touched.union(services.networkLinksInPlay), seed: services.networkSeed,
-                pushChannel: pushChannel, timeline: timeline)
+                pushChannels: devices.map(\.pushChannel), timeline: timeline)
             bound.append { await network.shutdown() }
             providerURL = try await network.front(.parseAPNs, to: apns.url)
             parse = try FakeParseServer(
                 configuration: services.parse(pushingThrough: apns, at: providerURL), timeline: timeline,
                 logger: logger)
             bound.append { await parse.close() }
-            device = DeviceSimulator(
-                configuration: services.device, timeline: timeline, pushRegistry: pushChannel, logger: logger)
-            try await device.bind()
+            for device in devices {
+                try await device.simulator.bind()
+                bound.append { await device.simulator.shutdown() }
+            }
         } catch {
             for close in bound.reversed() { await close() }
             throw error
         }
         func part(_ name: String, _ service: any Service) -> ServiceGroupConfiguration.ServiceConfiguration {
             var bounded = BoundedTeardown(part: name, service: service, limit: teardownLimit, timeline: timeline)
-            if name == "device" { bounded.whenStuck = { await device.killAppProcesses() } }
+            if let device = devices.first(where: { $0.part == name }) {
+                bounded.whenStuck = { await device.simulator.killAppProcesses() }
+            }
             // A part that ends, or fails, ends the others gracefully.
             return .init(
                 service: bounded, successTerminationBehavior: .gracefullyShutdownGroup,
@@ -97,8 +109,13 @@ public final class ServiceStack: Sendable {
                     // First, so it stops last: Parse's pushes in flight still reach FakeAPNs.
                     part("network", ClosingService { await network.shutdown() }), part("apns", apns),
                     part("media", media), part("parse", parse),
-                    part("push channel", ClosingService { await pushChannel.close() }), part("device", device),
-                ],
+                ]
+                    + devices.flatMap { device in
+                        [
+                            part(device.pushChannelPart, ClosingService { await device.pushChannel.close() }),
+                            part(device.part, device.simulator),
+                        ]
+                    },
                 gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let stopped = Readiness<Void>()
         let running = Task {
@@ -125,7 +142,7 @@ public final class ServiceStack: Sendable {
             if transfers != routes.appMedia, let from = ServiceRoutes.authority(of: routes.appMedia),
                 let to = ServiceRoutes.authority(of: transfers)
             {
-                await device.setTransferRoutes([from: to])
+                for device in devices { await device.simulator.setTransferRoutes([from: to]) }
             }
             try await network.apply(services.network)
         } catch {
@@ -140,7 +157,7 @@ public final class ServiceStack: Sendable {
         ]
         environment["HARNESS_PARSE_CLIENT_KEY"] = services.parse.clientKey
         let stack = ServiceStack(
-            apns: apns, media: media, parse: parse, device: device, pushChannel: pushChannel, network: network,
+            apns: apns, media: media, parse: parse, devices: devices, network: network,
             routes: routes, appEnvironment: environment, stateDirectory: stateDirectory, group: group,
             running: running, stopped: stopped)
         timeline.publish(.serviceStarted, source: "harness", ["service": "apns", "url": apns.url])
@@ -155,21 +172,20 @@ public final class ServiceStack: Sendable {
             timeline.publish(
                 "harness.leftover.removed", source: "harness", ["path": temporary.appendingPathComponent(name).path])
         }
-        await device.setAppEnvironment(environment)
+        for device in devices { await device.simulator.setAppEnvironment(environment) }
         return stack
     }
 
     private init(
-        apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, device: DeviceSimulator,
-        pushChannel: PushChannel, network: NetworkLinks, routes: ServiceRoutes, appEnvironment: [String: String],
+        apns: FakeAPNsServer, media: MediaServer, parse: FakeParseServer, devices: [RunDevice],
+        network: NetworkLinks, routes: ServiceRoutes, appEnvironment: [String: String],
         stateDirectory: URL, group: ServiceGroup, running: Task<Void, any Error>,
         stopped: Readiness<Void>
     ) {
         self.apns = apns
         self.media = media
         self.parse = parse
-        self.device = device
-        self.pushChannel = pushChannel
+        self.devices = devices
         self.network = network
         self.routes = routes
         self.appEnvironment = appEnvironment
@@ -217,6 +233,18 @@ public final class ServiceStack: Sendable {
     public func waitUntilStopped() async throws {
         try await stopped.wait()
     }
+}
+
+/// One device of a run: its name (nil for the one device of a scenario that names none), the
+/// simulator and its push channel.
+public struct RunDevice: Sendable {
+    public var name: String?
+    public var simulator: DeviceSimulator
+    public var pushChannel: PushChannel
+
+    /// Its parts' names in the run's service group (and in `harness.teardown.stuck`).
+    var part: String { name.map { "device \($0)" } ?? "device" }
+    var pushChannelPart: String { name.map { "push channel \($0)" } ?? "push channel" }
 }
 
 /// The URLs each side of the run uses: the services' own, or their links' fault proxies'.

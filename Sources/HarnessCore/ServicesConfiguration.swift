@@ -14,6 +14,8 @@ public struct ServicesConfiguration: Sendable {
     public var media: MediaServerConfiguration
     public var parse: FakeParseConfiguration
     public var device: DeviceConfiguration
+    /// A scenario's named devices, each with its own settings; none for the one device of `device`.
+    public var namedDevices: [ScenarioDevice] = []
     /// Records every link of the run into this cassette: each service's exchanges, the deliveries to
     /// the device and the apps' transcripts (``forRun(stateDirectory:socketPath:)`` hands it to each).
     public var recorder: CassetteRecorder?
@@ -48,6 +50,12 @@ public struct ServicesConfiguration: Sendable {
         )
     }
 
+    /// Each device of the run: its name (nil for the one device of a scenario that names none) and its
+    /// settings.
+    var runDevices: [(name: String?, configuration: DeviceConfiguration)] {
+        namedDevices.isEmpty ? [(nil, device)] : namedDevices.map { ($0.name, $0.configuration) }
+    }
+
     /// Port 0 everywhere: each listener takes a free port and the run tells the app which.
     public mutating func useEphemeralPorts() {
         apns.port = 0
@@ -70,11 +78,19 @@ public struct ServicesConfiguration: Sendable {
         run.parse.databasePath = stateDirectory.appendingPathComponent("parse.sqlite").path
         run.device.dataDirectory = stateDirectory.appendingPathComponent("device")
         run.device.socketPath = socketPath
+        for index in run.namedDevices.indices {
+            let name = run.namedDevices[index].name
+            run.namedDevices[index].configuration.dataDirectory = stateDirectory.appendingPathComponent(
+                "devices/\(name)")
+            run.namedDevices[index].configuration.socketPath = LeftoverSockets.path(
+                in: URL(fileURLWithPath: socketPath).deletingLastPathComponent())
+        }
         if let recorder {
             run.apns.recorder = recorder
             run.media.recorder = recorder
             run.parse.recorder = recorder
             run.device.recorder = recorder
+            for index in run.namedDevices.indices { run.namedDevices[index].configuration.recorder = recorder }
         }
         return run
     }

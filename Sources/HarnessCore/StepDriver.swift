@@ -14,51 +14,69 @@ struct StepDriver {
     /// Replaying: the recorded pushes, which push steps send in place of their own, at their times.
     var pushes: PushSchedule?
 
+    /// Carries out `step`; a step that names no device acts on the first (the only one of a scenario
+    /// that declares none).
     func perform(_ step: Step) async throws {
+        try await perform(step, on: services.devices[0])
+    }
+
+    private func perform(_ step: Step, on runDevice: RunDevice) async throws {
+        let device = runDevice.simulator
         switch step {
-        case .launch(let app):
-            do {
-                try await services.device.launch(bundleId(app))
-            } catch let error as DeviceError {
-                throw StepFailure(message: error.description)
+        case .on(let name, let step):
+            guard let named = services.devices.first(where: { $0.name == name }) else {
+                throw StepFailure(message: "no device named \(name) in this run")
             }
+            try await perform(step, on: named)
+        case .onEachDevice(let step):
+            for each in services.devices { try await perform(step, on: each) }
+        case .launch(let app):
+            try await deviceAction { try await device.launch(bundleId(app)) }
         case .home(let app):
-            try await deviceAction { try await services.device.pressHome(bundleId(app)) }
+            try await deviceAction { try await device.pressHome(bundleId(app)) }
         case .foreground(let app):
-            try await deviceAction { try await services.device.bringToForeground(bundleId(app)) }
+            try await deviceAction { try await device.bringToForeground(bundleId(app)) }
         case .crash(let app):
-            try await deviceAction { try await services.device.crash(bundleId(app)) }
+            try await deviceAction { try await device.crash(bundleId(app)) }
         case .jetsam(let app):
-            try await deviceAction { try await services.device.terminateBySystem(bundleId(app)) }
+            try await deviceAction { try await device.terminateBySystem(bundleId(app)) }
         case .forceQuit(let app):
-            try await deviceAction { try await services.device.forceQuit(bundleId(app)) }
+            try await deviceAction { try await device.forceQuit(bundleId(app)) }
         case .tap(let app, let button):
-            try await deviceAction { try await services.device.tap(bundleId(app), button: button) }
+            try await deviceAction { try await device.tap(bundleId(app), button: button) }
         case .uninstall(let app):
-            try await deviceAction { try await services.device.uninstall(bundleId(app)) }
+            try await deviceAction { try await device.uninstall(bundleId(app)) }
         case .tapNotification(let app):
-            try await deviceAction { try await services.device.tapNotification(bundleId(app)) }
+            try await deviceAction { try await device.tapNotification(bundleId(app)) }
         case .lock:
-            await services.device.lock()
+            await device.lock()
         case .unlock:
-            try await deviceAction { try await services.device.unlock() }
+            try await deviceAction { try await device.unlock() }
         case .reboot:
-            await services.device.reboot()
+            await device.reboot()
         case .backgroundFetch(let app):
-            try await deviceAction { try await services.device.backgroundFetch(bundleId(app)) }
-        case .waitFor(let pattern, let timeout):
+            try await deviceAction { try await device.backgroundFetch(bundleId(app)) }
+        case .waitFor(let pattern, let count, let timeout):
             do {
                 let digest = digest
-                _ = try await timeline.waitFor(pattern.description, timeout: timeout) { event in
-                    pattern.matches(event, fixtureDigest: digest)
+                // The stream starts with every event already published: past matches count too.
+                let seen = LockedState(0)
+                let described = count == 1 ? pattern.description : "\(count) × \(pattern)"
+                _ = try await timeline.waitFor(described, timeout: timeout) { event in
+                    guard pattern.matches(event, fixtureDigest: digest) else { return false }
+                    return seen.withLock {
+                        $0 += 1
+                        return $0 >= count
+                    }
                 }
             } catch let timeout as TimelineWaitTimeout {
-                throw StepFailure(message: "waitFor: \(timeout.message)")
+                let seen = timeline.events.filter { pattern.matches($0, fixtureDigest: digest) }.count
+                throw StepFailure(message: "waitFor: \(timeout.message)\(count == 1 ? "" : " (\(seen) seen)")")
             }
         case .push(let body):
             try await sendPush(body)
         case .network(let network):
-            try await deviceAction { try await services.device.setNetwork(network) }
+            try await deviceAction { try await device.setNetwork(network) }
         case .conditions(let change):
             do {
                 try await services.network.change(change)

@@ -365,6 +365,10 @@ public enum EventCatalogue {
         "happened; docs/harness-yml.md describes the file. This page is generated from `EventCatalogue`",
         "(Sources/HarnessTimeline/EventCatalogue.swift): change the catalogue, then regenerate the page with",
         "`swift run harness list --events > docs/event-kinds.md`.",
+        "",
+        "In a scenario with several devices (`devices:` in harness.yml), every event a device publishes, for",
+        "itself, its apps, its transfers and its push channel, also carries `device`: the device's name, as in",
+        "`- app.localNotification: {device: bob}`. The tables below do not repeat it.",
     ]
 
     /// The page docs/event-kinds.md: a title, a paragraph on naming kinds in harness.yml, then a section per

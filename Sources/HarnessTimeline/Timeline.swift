@@ -22,17 +22,37 @@ public final class Timeline: Sendable {
     /// The wall-clock time at `start`: an event's date is this plus its elapsed time, one clock read.
     private let startDate = Date()
     private let retention: Int?
+    /// A stamped view's timeline, which holds the events; nil for a timeline of its own.
+    private let base: Timeline?
+    /// What a stamped view adds to every event published through it.
+    private let stamp: EventAttributes
 
     /// - Parameter retention: keep only the newest this many events (for a long-running `harness
     ///   serve`, whose timeline nobody reads back); nil keeps them all, as a run's reports need.
     public init(retention: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "a timeline must keep at least one event")
         self.retention = retention
+        base = nil
+        stamp = [:]
+    }
+
+    private init(base: Timeline, stamp: EventAttributes) {
+        retention = nil
+        self.base = base
+        self.stamp = stamp
+    }
+
+    /// The same timeline, seen by a component that adds `attributes` to every event it publishes (one
+    /// of several devices adds its name): reading, waiting and subscribing see every event, as here.
+    /// An attribute the publisher gives itself keeps its value.
+    public func stamping(_ attributes: EventAttributes) -> Timeline {
+        Timeline(base: base ?? self, stamp: stamp.merging(attributes))
     }
 
     /// Appends an event and hands it to every subscriber.
     @discardableResult
     public func publish(_ kind: EventKind, source: String, _ attributes: EventAttributes = [:]) -> TimelineEvent {
+        if let base { return base.publish(kind, source: source, attributes.merging(stamp)) }
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var forgotten: [TimelineEvent] = []
@@ -61,6 +81,7 @@ public final class Timeline: Sendable {
 
     /// Everything published so far, in order (the newest `retention` or more, when limited).
     public var events: [TimelineEvent] {
+        if let base { return base.events }
         // Joined after the lock is released: publishers on the event loops wait for it.
         let (older, newer) = state.withLock { ($0.older, $0.events) }
         return older + newer
@@ -68,6 +89,7 @@ public final class Timeline: Sendable {
 
     /// A stream of every event, past and future, ending when ``finish()`` is called.
     public func subscribe() -> AsyncStream<TimelineEvent> {
+        if let base { return base.subscribe() }
         let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
         let id = UUID()
         state.withLock { state in
@@ -87,6 +109,7 @@ public final class Timeline: Sendable {
 
     /// Ends every subscription; later events are still recorded but no longer streamed.
     public func finish() {
+        if let base { return base.finish() }
         let continuations = state.withLock { state in
             state.finished = true
             defer { state.subscribers.removeAll() }

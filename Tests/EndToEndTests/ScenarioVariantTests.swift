@@ -44,6 +44,15 @@ import Testing
 
     static let variants: [Variant] = [
         Variant(
+            scenario: "parse-push-fan-out-20", wrong: "one of the twenty devices is offline when the push comes",
+            edits: [
+                Edit(
+                    old: "      - each.home: nasa-tv\n",
+                    new: "      - each.home: nasa-tv\n      - device-20.network: offline\n"),
+                within("30s", "5s"),
+            ],
+            message: "expected device.push.received exactly 20 times, seen 19"),
+        Variant(
             scenario: "silent-push-photo", wrong: "the app leaves the downloaded file in tmp",
             fileEdits: [bug("leaves-temp-file")], message: "transfer.file.lost: the app did not move the file"),
         Variant(
@@ -393,7 +402,7 @@ import Testing
             let name = line.split(separator: " ").first.map(String.init) ?? ""
             return name.contains("-") ? name : nil
         }
-        #expect(names.count == 46, "\(list.standardOutput)")
+        #expect(names.count == 47, "\(list.standardOutput)")
         #expect(
             Set(names) == Set((Self.variants + Self.networkVariants).map(\.scenario)),
             "\(Set(names).symmetricDifference((Self.variants + Self.networkVariants).map(\.scenario)))")

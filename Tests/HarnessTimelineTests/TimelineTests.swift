@@ -98,3 +98,23 @@ import Testing
         #expect(try JSONDecoder().decode(EventAttributes.self, from: json) == attributes)
     }
 }
+
+@Suite struct StampedTimelineTests {
+    @Test func aStampedViewAddsItsAttributesAndSharesTheEvents() async throws {
+        let timeline = Timeline()
+        let alice = timeline.stamping(["device": "alice"])
+        let mine = alice.stamping(["app": "chat"])
+        timeline.publish("harness.step.started", source: "harness", ["step": "one"])
+        alice.publish("device.app.state", source: "device", ["state": "active"])
+        mine.publish("app.log", source: "app", ["message": "hi", "device": "given"])
+        let events = timeline.events
+        #expect(events.map(\.sequence) == [1, 2, 3])
+        #expect(events[0]["device"] == nil)
+        #expect(events[1]["device"] == "alice" && events[1]["state"] == "active")
+        #expect(events[2]["device"] == "given", "an attribute the publisher gives keeps its value")
+        #expect(events[2]["app"] == "chat")
+        #expect(alice.events.map(\.sequence) == [1, 2, 3], "a view reads every event")
+        let waited = try await alice.waitFor("the first event", timeout: .seconds(60)) { _ in true }
+        #expect(waited.sequence == 1)
+    }
+}
