@@ -137,6 +137,9 @@ public final class Application {
                 backgroundTaskExpirations.removeValue(forKey: params.identifier)?()
             case DeviceMethod.uiTap:
                 delegate?.application(self, didTapButton: try message.decodeParams(UITapParams.self).button)
+            case DeviceMethod.uiType:
+                let params = try message.decodeParams(UITypeParams.self)
+                delegate?.application(self, didType: params.text, into: params.field)
             case DeviceMethod.performFetch:
                 performFetch(try message.decodeParams(PerformFetchParams.self))
             case DeviceMethod.didWriteData:

@@ -27,6 +27,8 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationDidBecomeActive(_ application: Application)
     /// The user tapped a button on screen (the harness's stand-in for the app's UI), by its label.
     func application(_ application: Application, didTapButton button: String)
+    /// The user typed into a field on screen: `text` is all it holds now.
+    func application(_ application: Application, didType text: String, into field: String)
 }
 
 extension ApplicationDelegate {
@@ -62,6 +64,7 @@ extension ApplicationDelegate {
     public func applicationWillResignActive(_ application: Application) {}
     public func applicationDidBecomeActive(_ application: Application) {}
     public func application(_ application: Application, didTapButton button: String) {}
+    public func application(_ application: Application, didType text: String, into field: String) {}
 }
 
 /// `UIApplication.LaunchOptionsKey`'s useful part: why the app was launched.

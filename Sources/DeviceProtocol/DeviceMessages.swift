@@ -124,6 +124,16 @@ public struct UITapParams: Codable, Sendable, Equatable {
     public init(button: String) { self.button = button }
 }
 
+/// `ui.type`: the field the user typed into, by its name, and the text it now holds.
+public struct UITypeParams: Codable, Sendable, Equatable {
+    public var field: String
+    public var text: String
+    public init(field: String, text: String) {
+        self.field = field
+        self.text = text
+    }
+}
+
 public struct LogParams: Codable, Sendable {
     public var message: String
     public init(message: String) { self.message = message }

@@ -39,6 +39,9 @@ public enum DeviceMethod {
     public static let performFetch = "performFetch"
     /// The user taps a button on the app's screen: `{"button"}` (the harness's stand-in for the UI).
     public static let uiTap = "ui.tap"
+    /// The user types text into a field on the app's screen: `{"field", "text"}` (the field's whole
+    /// new content, as the keyboard leaves it).
+    public static let uiType = "ui.type"
     /// A background task's time ran out: `{"identifier"}`; run its expiration handler and end it at once.
     public static let backgroundTaskExpired = "backgroundTaskExpired"
     /// A request: `userNotificationCenter(_:willPresent:withCompletionHandler:)` for an app in the

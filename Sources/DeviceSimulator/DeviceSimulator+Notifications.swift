@@ -164,6 +164,17 @@ extension DeviceSimulator {
         connection.notify(DeviceMethod.uiTap, UITapParams(button: button))
     }
 
+    /// The user types `text` into the field named `field` on the app's screen.
+    public func type(_ bundleId: String, field: String, text: String) throws {
+        try requireUnlocked("type into \(field) in \(bundleId)")
+        let record = try record(bundleId)
+        guard record.state.isForeground, let connection = record.connection else {
+            throw DeviceError("\(bundleId) is not on screen (\(record.state)): nothing can be typed into it")
+        }
+        publish("device.ui.typed", ["bundleId": bundleId, "field": field, "text": text])
+        connection.notify(DeviceMethod.uiType, UITypeParams(field: field, text: text))
+    }
+
     /// Hands a tap to the app once it is on screen and connected.
     func deliverPendingResponse(_ bundleId: String) {
         guard let record = apps[bundleId], record.state.isForeground, let connection = record.connection,

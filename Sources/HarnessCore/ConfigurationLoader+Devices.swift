@@ -109,6 +109,7 @@ extension Step {
         case .tapNotification: "tapNotification"
         case .uninstall: "uninstall"
         case .tap: "tap"
+        case .type: "type"
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"

@@ -194,6 +194,18 @@ public enum ConfigurationLoader {
                 }
                 step = .tap(app: name, button: button)
             },
+            "type": { value, step in
+                var fields: (app: String?, field: String?, text: String?)
+                try KeyTable<(app: String?, field: String?, text: String?)>([
+                    "app": { $1.app = try app($0) },
+                    "field": { $1.field = try $0.string() },
+                    "text": { $1.text = try $0.string() },
+                ]).read(value, into: &fields)
+                guard let name = fields.app, let field = fields.field, let text = fields.text else {
+                    throw value.error("type needs {app: <app>, field: <name>, text: <text>}")
+                }
+                step = .type(app: name, field: field, text: text)
+            },
             "waitFor": { value, step in
                 typealias Fields = (
                     event: String?, attributes: [String: AttributeMatch], count: Int, timeout: Duration

@@ -158,6 +158,8 @@ public enum Step: Sendable, CustomStringConvertible {
     case uninstall(app: String)
     /// The user taps a button on the app's screen, by its label.
     case tap(app: String, button: String)
+    /// The user types `text` into a field of the app's screen, by its name.
+    case type(app: String, field: String, text: String)
     /// The side button: the app on screen goes to the background; nothing comes to the foreground.
     case lock
     case unlock
@@ -199,6 +201,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .tapNotification(let name): return .tapNotification(app: swap(name))
         case .uninstall(let name): return .uninstall(app: swap(name))
         case .tap(let name, let button): return .tap(app: swap(name), button: button)
+        case .type(let name, let field, let text): return .type(app: swap(name), field: field, text: text)
         case .on(let device, let step): return .on(device: device, step.replacingApp(app, with: other))
         case .onEachDevice(let step): return .onEachDevice(step.replacingApp(app, with: other))
         case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: return self
@@ -210,7 +213,7 @@ public enum Step: Sendable, CustomStringConvertible {
         switch self {
         case .launch(let app), .home(let app), .foreground(let app), .crash(let app), .jetsam(let app),
             .forceQuit(let app), .backgroundFetch(let app), .tapNotification(let app), .uninstall(let app),
-            .tap(let app, _):
+            .tap(let app, _), .type(let app, _, _):
             app
         case .on(_, let step), .onEachDevice(let step): step.app
         case .waitFor, .network, .conditions, .push, .lock, .unlock, .reboot: nil
@@ -229,6 +232,7 @@ public enum Step: Sendable, CustomStringConvertible {
         case .tapNotification(let app): "tapNotification \(app)"
         case .uninstall(let app): "uninstall \(app)"
         case .tap(let app, let button): "tap \(button) in \(app)"
+        case .type(let app, let field, let text): "type \"\(text)\" into \(field) in \(app)"
         case .lock: "lock"
         case .unlock: "unlock"
         case .reboot: "reboot"

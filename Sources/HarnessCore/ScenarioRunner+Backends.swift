@@ -40,7 +40,9 @@ extension ScenarioRunner {
             configurations, ports: chosen, endpoints: variables, inherited: ProcessInfo.processInfo.environment,
             baseDirectory: baseDirectory, dataDirectory: { folders.appendingPathComponent($0) })
         let group = try await BackendGroup.start(plan.backends, environment: [:], timeline: timeline)
-        await stack.device.setAppEnvironment(stack.appEnvironment.merging(plan.appEnvironment) { $1 })
+        for device in stack.devices {
+            await device.simulator.setAppEnvironment(stack.appEnvironment.merging(plan.appEnvironment) { $1 })
+        }
         return group
     }
 

@@ -44,6 +44,8 @@ struct StepDriver {
             try await deviceAction { try await device.forceQuit(bundleId(app)) }
         case .tap(let app, let button):
             try await deviceAction { try await device.tap(bundleId(app), button: button) }
+        case .type(let app, let field, let text):
+            try await deviceAction { try await device.type(bundleId(app), field: field, text: text) }
         case .uninstall(let app):
             try await deviceAction { try await device.uninstall(bundleId(app)) }
         case .tapNotification(let app):

@@ -214,6 +214,9 @@ public enum EventCatalogue {
                 kind: EventKind("device.ui.tapped"), source: "device", attributes: ["bundleId", "button"],
                 meaning: "The user tapped a button, named by its label, on the app's screen."),
             EventSpec(
+                kind: EventKind("device.ui.typed"), source: "device", attributes: ["bundleId", "field", "text"],
+                meaning: "The user typed `text` into the app's field named `field` (the field's whole content)."),
+            EventSpec(
                 kind: .sessionHandleEvents, source: "device",
                 attributes: ["bundleId", "session", "completionId", "wake"],
                 meaning: "The app got `handleEventsForBackgroundURLSession` (`wake`: resumed or launched)."),

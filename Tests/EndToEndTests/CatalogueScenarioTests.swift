@@ -22,7 +22,8 @@ import Testing
         "video-download-crash", "video-download-force-quit", "video-offline-playback", "silent-push-not-running",
         "podcast-content-id", "slow-parse-installation-retry", "apns-unreachable-push-failed",
         "push-expires-on-lost-apns-connection", "dropped-push-background-fetch", "network-change-mid-download",
-        "parse-push-fan-out-20",
+        "parse-push-fan-out-20", "pushchat-exchange", "pushchat-leave", "pushchat-message-too-long",
+        "pushchat-feedback",
     ])
     func scenarioPasses(_ scenario: String) async throws {
         let (result, reports) = try await HarnessCommand.runCatalogueScenario(scenario)

@@ -35,6 +35,12 @@ import Testing
         Edit(old: "command: [\(command)]", new: "command: [\(command), --bug, \(name)]")
     }
 
+    /// The PushChat server's entry in harness.yml, run with a bug.
+    static func serverBug(_ name: String) -> Edit {
+        let command = "command: [python3, Fixtures/backends/pushchat_server.py"
+        return Edit(old: command + "]", new: command + ", --bug, \(name)]")
+    }
+
     static func remove(_ line: String) -> Edit { Edit(old: line + "\n", new: "") }
 
     /// Shortens how long the run waits for a chain that will not complete.
@@ -43,6 +49,21 @@ import Testing
     static let silentPush = "data: {content-available: 1, push_type: background, priority: 5}"
 
     static let variants: [Variant] = [
+        Variant(
+            scenario: "pushchat-exchange", wrong: "the server pushes each message to its sender too",
+            fileEdits: [serverBug("pushes-to-sender")],
+            message:
+                "app.log: {bundleId: com.hollance.PushChat, device: alice, message: received: Alice: Hello from Alice}"),
+        Variant(
+            scenario: "pushchat-leave", wrong: "the server keeps a user who left in the room",
+            fileEdits: [serverBug("ignores-leave")], message: "apns.request.accepted: {"),
+        Variant(
+            scenario: "pushchat-message-too-long", wrong: "the server takes a message of any length",
+            fileEdits: [serverBug("no-length-limit")],
+            message: "no app.log {device: alice, message: contains \"the server refused the message\"}"),
+        Variant(
+            scenario: "pushchat-feedback", wrong: "the server never reads the feedback service",
+            fileEdits: [serverBug("ignores-feedback")], message: "apns.request.rejected: Unregistered"),
         Variant(
             scenario: "parse-push-fan-out-20", wrong: "one of the twenty devices is offline when the push comes",
             edits: [
@@ -402,7 +423,7 @@ import Testing
             let name = line.split(separator: " ").first.map(String.init) ?? ""
             return name.contains("-") ? name : nil
         }
-        #expect(names.count == 47, "\(list.standardOutput)")
+        #expect(names.count == 51, "\(list.standardOutput)")
         #expect(
             Set(names) == Set((Self.variants + Self.networkVariants).map(\.scenario)),
             "\(Set(names).symmetricDifference((Self.variants + Self.networkVariants).map(\.scenario)))")
