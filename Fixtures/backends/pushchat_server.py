@@ -9,9 +9,10 @@ The tutorial's api.php and push.php, in Python's standard library, with SQLite f
   - `leave` (udid): the user is out;
   - `update` (udid, token): the device has a new push token;
   - `message` (udid, text): at most 190 bytes, or `400`; a push for every other member of the
-    sender's room goes into `push_queue`, its alert `"<name>: <text>"`. Token "0" (a device that has
-    none yet) gets nothing.
-  An unknown command or a missing field is `400`, an unknown udid `404`.
+    sender's room goes into `push_queue`, its alert `"<name>: <text>"`; a payload over APNs's old 256
+    bytes (a long nickname) is `400` too. Token "0" (a device that has none yet) gets nothing.
+  A token is 64 hex digits or "0". An unknown command, a missing field or a bad token is `400`; a
+  MESSAGE from a udid that has not joined is `404`.
 - the pusher (push.php, a thread here, woken by each MESSAGE) first reads Apple's feedback service
   and removes the users whose tokens it lists, then sends what is queued through the legacy binary
   gateway, one simple notification (command 0) each, with the certificate `ck.pem` made by the
@@ -43,6 +44,7 @@ import urllib.request
 TOPIC = "com.hollance.PushChat"
 PASSPHRASE = "pushchat"
 LIMIT = 190
+PAYLOAD_LIMIT = 256
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--bug", choices=["pushes-to-sender", "ignores-leave", "no-length-limit", "ignores-feedback"])
@@ -50,8 +52,18 @@ bug = parser.parse_args().bug
 data = os.environ["HARNESS_DATA_DIR"]
 
 
+output = threading.Lock()
+
+
 def say(text):
-    print(text, flush=True)
+    """One whole line: the HTTP handlers and the pusher print from their own threads."""
+    with output:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+def valid_token(token):
+    return token == "0" or (len(token) == 64 and all(c in "0123456789abcdefABCDEF" for c in token))
 
 
 def host_and_port(address):
@@ -137,11 +149,16 @@ class Pusher(threading.Thread):
                 while not self.pending:
                     self.wanted.wait()
                 self.pending = False
-            try:
-                if bug != "ignores-feedback":
+            # Each on its own: the feedback service being down must not stop the pushes. What fails is on
+            # the harness's timeline; the next message tries again.
+            if bug != "ignores-feedback":
+                try:
                     self.read_feedback()
+                except Exception as error:
+                    say(f"feedback: {error!r}")
+            try:
                 self.send_queued()
-            except Exception as error:  # the harness shows it on the timeline; the next message tries again
+            except Exception as error:
                 say(f"pusher: {error!r}")
 
     def connect(self, address):
@@ -210,6 +227,8 @@ class API(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def join(self, form):
+        if not valid_token(form["token"]):
+            return self.answer(400, "a token is 64 hex digits, or 0")
         query(
             "INSERT OR REPLACE INTO active_users VALUES (?, ?, ?, ?, ?)",
             form["udid"], form["token"], form["name"], form["code"], self.client_address[0],
@@ -224,6 +243,8 @@ class API(http.server.BaseHTTPRequestHandler):
         self.answer(200, "OK")
 
     def update(self, form):
+        if not valid_token(form["token"]):
+            return self.answer(400, "a token is 64 hex digits, or 0")
         query("UPDATE active_users SET device_token = ? WHERE udid = ?", form["token"], form["udid"])
         say(f"update: {form['udid']}")
         self.answer(200, "OK")
@@ -242,6 +263,9 @@ class API(http.server.BaseHTTPRequestHandler):
             code, "" if bug == "pushes-to-sender" else form["udid"],
         )
         payload = json.dumps({"aps": {"alert": f"{name}: {text}", "sound": "default"}}, ensure_ascii=False)
+        if len(payload.encode()) > PAYLOAD_LIMIT and bug != "no-length-limit":
+            say(f"message refused: its push would be {len(payload.encode())} bytes")
+            return self.answer(400, f"the push would be over {PAYLOAD_LIMIT} bytes: use a shorter name or message")
         for (token,) in members:
             query("INSERT INTO push_queue (device_token, payload, time_queued) VALUES (?, ?, datetime('now'))", token, payload)
         say(f"message from {name} in {code} for {len(members)} member{'s' if len(members) != 1 else ''}")

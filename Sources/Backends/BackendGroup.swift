@@ -184,8 +184,10 @@ public final class BackendGroup: Sendable {
             await process.waitForOutputEnd(atMost: .seconds(1))
         }
 
-        /// SIGTERM to its process group, then SIGKILL if it has not ended within its grace; returns once
-        /// it has ended. What is left of its group then (programs it started that outlived it) is killed.
+        /// SIGTERM to its process group, then SIGKILL to the group if it has not ended within its grace;
+        /// returns once it has ended. Programs it started have the rest of the grace to end after it (a
+        /// wrapper script ends at once, the server it started may take its time); what is left of the
+        /// group then is killed.
         func stop() async {
             stopping.withLock { $0 = true }
             guard ended.value == nil else {
@@ -194,6 +196,7 @@ public final class BackendGroup: Sendable {
             }
             process.terminate()
             let grace = backend.stopGrace
+            let deadline = ContinuousClock.now + grace
             let killer = Task { [process] in
                 try await Task.sleep(for: grace)
                 process.kill()
@@ -201,6 +204,10 @@ public final class BackendGroup: Sendable {
             // Not cancelled with the caller: a stop always waits for the end.
             let ending = await Task { await self.termination() }.value
             killer.cancel()
+            // No event says when the last of them ends: the group is looked at every 50 ms.
+            while process.processGroupIsRunning, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
             process.killProcessGroup()
             await process.waitForOutputEnd(atMost: .seconds(1))
             timeline.publish(

@@ -127,6 +127,24 @@ public final class AppProcess: @unchecked Sendable {
         guard leadsProcessGroup else { return }
         _ = Foundation.kill(-pid, SIGKILL)
         _ = Foundation.kill(-pid, SIGCONT)
+        ProcessSpawning.forgetProcessGroup(pid)
+    }
+
+    /// Whether a process of its group is still running (not a zombie waiting to be reaped): the programs
+    /// it started, once it has ended itself. False for a process without a group of its own.
+    public var processGroupIsRunning: Bool {
+        guard leadsProcessGroup else { return false }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard Int32(entry) != nil,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command's name: state, parent, process group.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 2, fields[0] != "Z", Int32(fields[2]) == pid { return true }
+        }
+        return false
     }
 
     private func signal(_ number: Int32) {

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,25 @@ import Glibc
 /// end open, and spawns still run one at a time.
 public enum ProcessSpawning {
     private static let lock = NSLock()
+    /// The process groups of children started with a group of their own that have not been killed yet.
+    private static let groups = LockedState<Set<pid_t>>([])
+    private static let killGroupsAtExit: Void = { atexit { ProcessSpawning.killEveryProcessGroup() } }()
+
+    /// SIGKILL to every process group this process started and has not killed yet (see
+    /// ``forgetProcessGroup(_:)``): children in a group of their own do not get the terminal's Ctrl-C,
+    /// so a harness that exits without stopping them (a second Ctrl-C, a fatal error) ends them here.
+    /// Called at `exit()` too.
+    public static func killEveryProcessGroup() {
+        for group in groups.withLock({ $0 }) {
+            _ = kill(-group, SIGKILL)
+            _ = kill(-group, SIGCONT)
+        }
+    }
+
+    /// The group is gone (killed, or every process in it has ended): ``killEveryProcessGroup()`` leaves it.
+    public static func forgetProcessGroup(_ group: pid_t) {
+        _ = groups.withLock { $0.remove(group) }
+    }
 
     /// Runs `body`, which spawns, while no other spawn of this process runs.
     public static func serialized<T>(_ body: () throws -> T) rethrows -> T {
@@ -119,6 +139,10 @@ extension ProcessSpawning {
             throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
         }
         let child = pid
+        if newProcessGroup {
+            _ = killGroupsAtExit
+            _ = groups.withLock { $0.insert(child) }
+        }
         let waiter = Thread {
             var status: Int32 = 0
             var reaped = waitpid(child, &status, 0)

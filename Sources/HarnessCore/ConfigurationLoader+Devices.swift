@@ -17,7 +17,10 @@ extension ConfigurationLoader {
             guard !name.contains("."), name != eachDevice else {
                 throw item.error("'\(name)' cannot name a device: no '.', and '\(eachDevice)' means every device")
             }
-            guard !devices.contains(where: { $0.name == name }) else { throw item.error("'\(name)' is named twice") }
+            // Names are folders (state/devices/<name>): two that differ only in case are one on some disks.
+            guard !devices.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw item.error("'\(name)' is named twice (names differ in more than case)")
+            }
             devices.append(ScenarioDevice(name: name, configuration: configuration))
         }
         switch reader.node {

@@ -5,7 +5,8 @@ import HarnessTimeline
 import Glibc
 #endif
 
-/// Free ports for programs the harness starts and tells where to listen (backends with `port: free`).
+/// Free ports for the links' fault proxies and for programs the harness starts and tells where to
+/// listen (backends with `port: free`).
 ///
 /// A port is taken from below the system's ephemeral range (``NetworkLinks/listeningPorts``), where no
 /// outgoing connection takes it while the program starts; it is one that 127.0.0.1 can bind now, and

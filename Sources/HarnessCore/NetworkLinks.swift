@@ -21,6 +21,9 @@ public final class NetworkLinks: Sendable {
     }
     /// Changed one call at a time: at the start, then by the steps, which run in order.
     private let state = LockedState(State())
+    /// The proxies' ports, held in ``FreePorts`` for the whole run: a link that is down has closed its
+    /// listener, and no backend may be given its port meanwhile.
+    private let heldPorts = LockedState<[Int]>([])
 
     init(inPlay: Set<NetworkLink>, seed: UInt64, pushChannels: [PushChannel], timeline: Timeline) {
         self.inPlay = inPlay
@@ -34,7 +37,9 @@ public final class NetworkLinks: Sendable {
     ///
     /// The port is below the system's ephemeral range (``listeningPorts``), where outgoing
     /// connections never take their ports: a link that goes down closes its listener, and coming back
-    /// it listens on the same port again, which an outgoing connection could have taken meanwhile.
+    /// it listens on the same port again, which an outgoing connection could have taken meanwhile. It is
+    /// taken from ``FreePorts``, which no other run of this process, nor a backend, gets it from until
+    /// the links shut down.
     func front(_ link: NetworkLink, to url: String) async throws -> String {
         guard link.carriesTCP, inPlay.contains(link), let upstream = ServiceRoutes.authority(of: url) else {
             return url
@@ -43,11 +48,20 @@ public final class NetworkLinks: Sendable {
         var lastError = ToxiproxyError("no port tried", status: 500)
         // A taken port is tried again elsewhere; after that many, any free port will do.
         for attempt in 0...32 {
-            let port = attempt < 32 ? Int.random(in: Self.listeningPorts) : 0
+            var port = 0
+            if attempt < 32 {
+                do {
+                    port = try FreePorts.shared.take()
+                } catch {
+                    throw NetworkLinkError(link: link, why: "\(error)")
+                }
+            }
             do {
                 let proxy = try await proxy.create(name: link.rawValue, listen: "\(host):\(port)", upstream: upstream)
+                if port != 0 { heldPorts.withLock { $0.append(port) } }
                 return ServiceRoutes.url(url, at: proxy.listen)
             } catch {
+                if port != 0 { FreePorts.shared.release([port]) }
                 guard error.status == 500 else { throw NetworkLinkError(link: link, why: error.message) }
                 lastError = error
             }
@@ -95,7 +109,14 @@ public final class NetworkLinks: Sendable {
     }
 
     /// Closes every proxy and its connections.
-    func shutdown() async { await proxy.shutdown() }
+    func shutdown() async {
+        await proxy.shutdown()
+        FreePorts.shared.release(
+            heldPorts.withLock { ports in
+                defer { ports.removeAll() }
+                return ports
+            })
+    }
 }
 
 /// A link's fault proxy could not be set up or changed.

@@ -124,8 +124,9 @@ public struct ScenarioRunner: Sendable {
         }
         // Teardown must finish even when the run was cancelled: the backends first, then the services.
         if let backends { await Task { await backends.stop() }.value }
-        FreePorts.shared.release(backendPorts)
         if let stack { await Task { await stack.stop() }.value }
+        // Only now: an app still running until the services stopped could reach another run's backend.
+        FreePorts.shared.release(backendPorts)
         // A matrix cell's failure the scenario expects is no surprise.
         outcome = scenario.judged(outcome)
         timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])

@@ -65,12 +65,16 @@ public final class ServiceStack: Sendable {
             bound.append { await apns.close() }
             media = try await MediaServer.bind(configuration: services.media, timeline: timeline, logger: logger)
             bound.append { await media.close() }
-            for (name, configuration) in services.runDevices {
+            for (index, (name, configuration)) in services.runDevices.enumerated() {
                 // A named device's events say which device they are of.
                 let seen = name.map { timeline.stamping(["device": $0]) } ?? timeline
+                // Each device's link draws its own faults: with one seed, a push would be lost on every
+                // device or on none. The only device keeps the run's seed.
+                let seed =
+                    index == 0 ? services.networkSeed : services.networkSeed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
                 let channel = PushChannel(
                     endpoint: GatewayEndpoint(gateway: apns.gateway), recorder: settings.recorder, timeline: seen,
-                    seed: services.networkSeed)
+                    seed: seed)
                 bound.append { await channel.close() }
                 let simulator = DeviceSimulator(
                     configuration: configuration, timeline: seen, pushRegistry: channel, logger: logger)

@@ -27,9 +27,9 @@ struct StepDriver {
             guard let named = services.devices.first(where: { $0.name == name }) else {
                 throw StepFailure(message: "no device named \(name) in this run")
             }
-            try await perform(step, on: named)
+            try await onDevice(named) { try await perform(step, on: named) }
         case .onEachDevice(let step):
-            for each in services.devices { try await perform(step, on: each) }
+            for each in services.devices { try await onDevice(each) { try await perform(step, on: each) } }
         case .launch(let app):
             try await deviceAction { try await device.launch(bundleId(app)) }
         case .home(let app):
@@ -85,6 +85,15 @@ struct StepDriver {
             } catch let error as NetworkLinkError {
                 throw StepFailure(message: error.description)
             }
+        }
+    }
+
+    /// Runs a step on a named device: its failure says which device.
+    private func onDevice(_ device: RunDevice, _ step: () async throws -> Void) async throws {
+        do {
+            try await step()
+        } catch let failure as StepFailure {
+            throw StepFailure(message: device.name.map { "\($0): " + failure.message } ?? failure.message)
         }
     }
 

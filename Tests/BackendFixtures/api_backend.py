@@ -2,19 +2,23 @@
 
 It checks that its HARNESS_* variables say what the endpoints file says, asks Parse for its
 installations with the master key, then serves HTTP on HARNESS_PORT: /health, and /hello, which
-answers with $GREETING. argv[1] picks a misbehaviour: exit-before-ready, dies-on-hello, or
-with-child (a child that ignores SIGTERM, in the backend's process group). Standard library only.
+answers with $GREETING. argv[1] picks a misbehaviour: exit-before-ready, dies-on-hello,
+with-child (a child that ignores SIGTERM, in the backend's process group), or ignores-sigterm.
+Standard library only.
 """
 
 import http.server
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import urllib.request
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "serve"
+if mode == "ignores-sigterm":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def say(text):

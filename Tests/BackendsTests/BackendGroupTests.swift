@@ -145,4 +145,40 @@ import Glibc
                 "backend missing: the backend command '/nonexistent/server' cannot start (/nonexistent/server)")
         }
     }
+
+    /// A wrapper that ends at once on SIGTERM (`sh` running a server in the background): the server it
+    /// started still has the grace to end cleanly. Here it ends only once the test has seen the wrapper
+    /// end and says so through a FIFO; SIGKILLed as soon as the wrapper ended, it would never write its
+    /// file.
+    @Test func programsABackendStartedHaveTheRestOfTheGraceAfterItEnds() async throws {
+        let timeline = Timeline()
+        let fifo = folder.appendingPathComponent("go")
+        let marker = folder.appendingPathComponent("ended cleanly")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let child = """
+            import signal, sys
+            asked = []
+            signal.signal(signal.SIGTERM, lambda *_: asked.append(1))
+            print("child ready", flush=True)
+            while not asked: signal.pause()
+            open(sys.argv[1]).read(2)
+            open(sys.argv[2], "w").write("yes")
+            """
+        let backend = Backend(
+            name: "wrapped",
+            command: ["sh", "-c", "python3 -c \"$0\" \"$1\" \"$2\" & wait", child, fifo.path, marker.path],
+            workingDirectory: folder, readiness: .line("child ready"), readyTimeout: .seconds(60),
+            stopGrace: .seconds(600))
+        let group = try await BackendGroup.start([backend], environment: [:], timeline: timeline)
+        let stopping = Task { await group.stop() }
+        _ = try await timeline.waitFor("the wrapper's end", timeout: .seconds(600)) { $0.kind == .backendExited }
+        // Read and write at once, this end never blocks, and it holds "go" for the child until it reads it.
+        let go = open(fifo.path, O_RDWR)
+        #expect(go >= 0 && write(go, "go", 2) == 2)
+        await stopping.value
+        close(go)
+        #expect(FileManager.default.fileExists(atPath: marker.path), "the child was killed with its wrapper")
+        let stopped = try #require(timeline.events.first { $0.kind == .backendStopped })
+        #expect(stopped["how"] == "killed by signal 15", "\(stopped)")
+    }
 }

@@ -13,7 +13,9 @@ import Glibc
 
     /// A scenario file with the backend `api` (run in `mode`) and the app `client` that asks it for /hello;
     /// `then` adds a step after the launch.
-    func configuration(mode: String, then step: String = "", _ name: String = #function) throws -> URL {
+    func configuration(mode: String, then step: String = "", grace: String = "1s", _ name: String = #function)
+        throws -> URL
+    {
         let backend = Self.fixtures.appendingPathComponent("api_backend.py").path
         let app = Self.fixtures.appendingPathComponent("backend_client_app.py").path
         return try ScenarioFixtures.writeConfiguration(
@@ -34,7 +36,7 @@ import Glibc
                 port: free
                 ready: {http: /health}
                 readyTimeout: 60s
-                stopGrace: 1s
+                stopGrace: \(grace)
                 environment: {GREETING: "api on port ${HARNESS_PORT}"}
             scenarios:
               talk:
@@ -43,9 +45,12 @@ import Glibc
                   - launch: client
                   \(step)
                 expect:
-                  chain:
+                  # Output lines come through a pipe: when they reach the timeline, against the probe's
+                  # backend.ready, is not theirs to say.
+                  eventually:
                     - backend.output: {line: {contains: "endpoints match"}}
                     - backend.output: {line: {contains: "parse answered 200"}}
+                  chain:
                     - backend.ready: {backend: api}
                     - device.app.launched
                     - app.log: {message: {contains: "backend said: hello from api on port"}}
@@ -137,5 +142,28 @@ import Glibc
         #expect(status == 130, "\(run.output)")
         #expect(!isAlive(backendPid), "the backend \(backendPid) outlived the run")
         #expect(!isAlive(childPid), "the backend's child \(childPid) outlived the run")
+    }
+
+    /// A second Ctrl-C exits at once: the backend, in a process group of its own that the terminal's
+    /// signal does not reach, is killed on the way out, though it ignores SIGTERM and has ten minutes.
+    @Test func aSecondCtrlCStillKillsTheBackend() async throws {
+        let file = try configuration(
+            mode: "ignores-sigterm", then: "- waitFor: {event: app.log, where: {message: never logged}, timeout: 10m}",
+            grace: "10m")
+        let reports = file.deletingLastPathComponent().appendingPathComponent("report")
+        let run = try RunningChild(
+            HarnessCommand.path, ["run", "talk", "--config", file.path, "--report-dir", reports.path],
+            currentDirectory: PackagePaths.root)
+        let backend = try #require(await run.waitForLine(containing: " listening on "), "\(run.output)")
+        _ = try #require(await run.waitForLine(containing: "backend said"), "\(run.output)")
+        let pid = try #require(
+            backend.components(separatedBy: "line=pid ").last?.split(separator: " ").first.flatMap { Int32($0) })
+        run.send(SIGINT)
+        _ = try #require(await run.waitForLine(containing: "interrupted, stopping"), "\(run.output)")
+        #expect(isAlive(pid), "the backend ignores SIGTERM: it is still there after the first Ctrl-C")
+        run.send(SIGINT)
+        let status = await run.waitForExit()
+        #expect(status == 130, "\(run.output)")
+        #expect(!isAlive(pid), "the backend \(pid) outlived the harness")
     }
 }

@@ -60,7 +60,7 @@ import Testing
         Variant(
             scenario: "pushchat-message-too-long", wrong: "the server takes a message of any length",
             fileEdits: [serverBug("no-length-limit")],
-            message: "no app.log {device: alice, message: contains \"the server refused the message\"}"),
+            message: "device.notification.shown: {body: Alice: éééé"),
         Variant(
             scenario: "pushchat-feedback", wrong: "the server never reads the feedback service",
             fileEdits: [serverBug("ignores-feedback")], message: "apns.request.rejected: Unregistered"),
