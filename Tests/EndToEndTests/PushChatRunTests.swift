@@ -66,4 +66,35 @@ import Glibc
         #expect(status == 130, "\(run.output)")
         #expect(processes(mentioning: reports.path).isEmpty, "left behind: \(processes(mentioning: reports.path))")
     }
+
+    /// The report of a chat between two phones: a lifeline for each phone and its app and one for the
+    /// backend in the sequence diagram, and each phone's notifications in report.json.
+    @Test func theReportShowsEachPhoneOnItsOwn() async throws {
+        let (result, reports) = try await HarnessCommand.runCatalogueScenario("pushchat-exchange")
+        #expect(result.status == 0, "\(result.transcript)")
+        let page = try String(contentsOf: reports.appendingPathComponent("report.html"), encoding: .utf8)
+        let lanes = page.components(separatedBy: "class=\"lane-name\"").dropFirst().compactMap {
+            $0.split(separator: ">", maxSplits: 1).last?.split(separator: "<").first.map(String.init)
+        }
+        #expect(
+            lanes == [
+                "Parse", "APNs", "Device alice", "App alice", "Device bob", "App bob", "Media server", "Backends",
+            ],
+            "\(lanes)")
+        struct Report: Decodable {
+            struct Device: Decodable, Equatable {
+                var name: String
+                var pushesReceived: Int
+                var notificationsShown: [String]
+            }
+            var devices: [Device]
+        }
+        let report = try JSONDecoder().decode(
+            Report.self, from: Data(contentsOf: reports.appendingPathComponent("report.json")))
+        #expect(
+            report.devices == [
+                .init(name: "alice", pushesReceived: 1, notificationsShown: ["SteveJ: Hi Alice"]),
+                .init(name: "bob", pushesReceived: 1, notificationsShown: ["Alice: Hello from Alice"]),
+            ])
+    }
 }
