@@ -355,6 +355,10 @@ public enum EventCatalogue {
             "The fault proxy: TCP proxies with Toxiproxy's toxics, driven through its Toxiproxy-compatible API.",
     ]
 
+    /// Attributes a timeline view adds to every event published through it (`Timeline.stamping`), on
+    /// top of the kind's own: `device`, the name of one of a scenario's several devices.
+    public static let stampedAttributes: Set<String> = ["device"]
+
     /// The paragraph under the page's title.
     private static let introduction = [
         "Every component of the harness publishes events to the run's timeline. An event has a kind (the names",
