@@ -53,9 +53,13 @@ let package = Package(
             name: "DeviceProtocol",
             dependencies: []
         ),
+        // FakeAPNs's HTTP/2 on libnghttp2 (`apt-get install libnghttp2-dev`).
+        .systemLibrary(
+            name: "CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .target(
             name: "FakeAPNs",
             dependencies: [
+                "CNGHTTP2",
                 "Recording",
                 "HarnessTimeline",
                 "HTTPServiceSupport",
@@ -278,6 +282,6 @@ let package = Package(
 
 // Our own code builds without warnings: a warning in any of our targets fails the build (and so `ci/test`).
 // Dependencies keep their own settings.
-for target in package.targets {
+for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [.treatAllWarnings(as: .error)]
 }

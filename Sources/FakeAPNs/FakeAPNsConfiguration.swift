@@ -23,6 +23,10 @@ public struct FakeAPNsConfiguration: Sendable {
     public var feedbackPort: Int?
     /// The inspection and control API (plain HTTP/1.1).
     public var controlPort = 0
+    /// What speaks HTTP/2 on the provider API's connections: SwiftNIO's NIOHTTP2, or libnghttp2 (the
+    /// library nghttpd is built on). `PUSHHARNESS_APNS_HTTP2=nghttp2` in the environment makes
+    /// libnghttp2 the default, so that a whole test suite runs on it.
+    public var http2 = HTTP2Engine.fromEnvironment
     public var teamId = "HARNESSTM1"
     public var keyId = "HARNESSK01"
     /// Restricts the generated key to one environment, as Apple's team-scoped keys are; nil: both.
@@ -49,5 +53,16 @@ public struct FakeAPNsConfiguration: Sendable {
 
     public init(credentialsDirectory: URL) {
         self.credentialsDirectory = credentialsDirectory
+    }
+}
+
+/// The HTTP/2 implementation under FakeAPNs's provider API.
+public enum HTTP2Engine: String, Sendable, CaseIterable {
+    case nio
+    case nghttp2
+
+    /// `PUSHHARNESS_APNS_HTTP2`'s engine, or ``nio``.
+    static var fromEnvironment: HTTP2Engine {
+        ProcessInfo.processInfo.environment["PUSHHARNESS_APNS_HTTP2"].flatMap(HTTP2Engine.init(rawValue:)) ?? .nio
     }
 }

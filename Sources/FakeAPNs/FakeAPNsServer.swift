@@ -21,6 +21,8 @@ public final class FakeAPNsServer: Service, Sendable {
     /// APNs show).
     static let unauthenticatedConcurrentStreams = 1
     static let authenticatedConcurrentStreams = 1000
+    /// The request header list a provider may send (`SETTINGS_MAX_HEADER_LIST_SIZE`).
+    static let maxHeaderListSize = 16384
 
     public let configuration: FakeAPNsConfiguration
     public let gateway: DeviceGateway
@@ -149,15 +151,22 @@ public final class FakeAPNsServer: Service, Sendable {
             if let idleTimeout = configuration.idleTimeout {
                 try pipeline.addHandler(IdleStateHandler(allTimeout: TimeAmount(idleTimeout)))
             }
-            var settings = NIOHTTP2Handler.ConnectionConfiguration()
-            settings.initialSettings = [
+            let initialSettings = [
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
-                HTTP2Setting(parameter: .maxHeaderListSize, value: 16384),
+                HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
             ]
-            // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck), in one
-            // pass, and writes only well-formed responses.
-            settings.headerBlockValidation = .disabled
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
+            switch configuration.http2 {
+            case .nio:
+                var settings = NIOHTTP2Handler.ConnectionConfiguration()
+                settings.initialSettings = initialSettings
+                // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck), in
+                // one pass, and writes only well-formed responses.
+                settings.headerBlockValidation = .disabled
+                try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
+            case .nghttp2:
+                try pipeline.addHandler(
+                    NGHTTP2ServerHandler(initialSettings: initialSettings, maxHeaderListSize: maxHeaderListSize))
+            }
             try pipeline.addHandler(
                 ProviderConnectionHandler(
                     endpoint: endpoint, connection: ProviderConnection(environment: environment),

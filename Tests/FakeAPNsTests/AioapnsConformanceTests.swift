@@ -35,9 +35,11 @@ import Testing
         ("unregistered", "410", "Unregistered"),
     ]
 
-    @Test func aioapnsSeesApplesAnswers() async throws {
+    @Test(arguments: HTTP2Engine.allCases)
+    func aioapnsSeesApplesAnswers(engine: HTTP2Engine) async throws {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
+        configuration.http2 = engine
         let timeline = Timeline()
         let server = try await FakeAPNsServer.start(configuration: configuration, timeline: timeline)
         let topic = "com.razeware.NASA-TV"

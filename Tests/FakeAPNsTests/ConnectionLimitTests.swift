@@ -134,8 +134,9 @@ import Testing
         print("refused")
         """
 
-    @Test func aHeaderListOverTheLimitEndsThatConnectionAndSaysWhy() async throws {
-        let (apns, timeline) = try await bind { _ in }
+    @Test(arguments: HTTP2Engine.allCases)
+    func aHeaderListOverTheLimitEndsThatConnectionAndSaysWhy(engine: HTTP2Engine) async throws {
+        let (apns, timeline) = try await bind { $0.http2 = engine }
         let flood = try await ChildProcess.run(
             PackagePaths.python, ["-c", Self.headerFlood, "\(apns.port)", apns.caFile.path])
         #expect(flood.standardOutput.contains("refused"), "\(flood.transcript)")

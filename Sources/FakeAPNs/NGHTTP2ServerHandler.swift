@@ -1,0 +1,466 @@
+import CNGHTTP2
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// HTTP/2 for a provider connection on libnghttp2, in place of NIOHTTP2's handler: TLS's plaintext in,
+/// `HTTP2Frame`s up to ``ProviderConnectionHandler``; its `HTTP2Frame`s down, nghttp2's bytes out. Frames,
+/// HPACK and flow control are nghttp2's; everything above (validation, token rules, delivery, the log)
+/// is unchanged.
+///
+/// nghttp2 must never be re-entered from one of its callbacks (its programmer's guide): frames and
+/// events a callback makes are queued and handed up once `mem_recv` or `mem_send` has returned, and a
+/// flush asked for meanwhile waits for that too.
+///
+/// Settings as NIOHTTP2 was given them: `MAX_CONCURRENT_STREAMS` and `MAX_HEADER_LIST_SIZE` sent in
+/// the preface; nghttp2 does not enforce the latter, so it is counted here, and a block over it ends
+/// the connection (GOAWAY `PROTOCOL_ERROR`), as with NIOHTTP2. HTTP messaging checks are off
+/// (`RequestHeaderCheck` above checks header blocks, as with NIOHTTP2's validation disabled), and the
+/// receive windows are reopened by nghttp2 itself at half their size.
+final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = ByteBuffer
+
+    /// A fatal error of the session (`mem_recv` or `mem_send` failed), or a header list over the limit.
+    struct SessionError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private var session: OpaquePointer?
+    private let initialSettings: [HTTP2Setting]
+    private let maxHeaderListSize: Int
+    private var context: ChannelHandlerContext?
+    /// Inside `mem_recv` or `mem_send`: nghttp2 must not be called again.
+    private var inSession = false
+    /// What the callbacks made, handed on once nghttp2 has returned.
+    private var inbound: [Inbound] = []
+    /// Request header blocks being read, by stream.
+    private var blocks: [Int32: (fields: HPACKHeaders, size: Int)] = [:]
+    /// The DATA frame being read (its chunks come one after the other).
+    private var data = ByteBuffer()
+    /// Response HEADERS waiting for the DATA they go with, and response bodies being sent, by stream.
+    private var heldHeaders: [Int32: HPACKHeaders] = [:]
+    private var bodies: [Int32: ByteBuffer] = [:]
+    /// The promises of frames submitted since the last flush, completed when their bytes are written.
+    private var promises: [EventLoopPromise<Void>] = []
+    private var flushWanted = false
+    /// A header list went over the limit: the connection is being ended.
+    private var overflow: SessionError?
+
+    private enum Inbound {
+        case frame(HTTP2Frame)
+        case closed(HTTP2StreamID, HTTP2ErrorCode?)
+    }
+
+    init(initialSettings: [HTTP2Setting], maxHeaderListSize: Int) {
+        self.initialSettings = initialSettings
+        self.maxHeaderListSize = maxHeaderListSize
+    }
+
+    // MARK: the channel
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if context.channel.isActive { start(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context: context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        self.context = nil
+        let unfinished = promises
+        promises = []
+        for promise in unfinished { promise.fail(ChannelError.ioOnClosedChannel) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let session else { return }
+        let bytes = unwrapInboundIn(data)
+        inSession = true
+        let read = bytes.withUnsafeReadableBytes { raw in
+            nghttp2_session_mem_recv(session, raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count)
+        }
+        inSession = false
+        if read < 0 {
+            fail(SessionError(description: "HTTP/2: \(String(cString: nghttp2_strerror(Int32(read))))"), context)
+            return
+        }
+        deliver(context)
+        if let overflow {
+            // The GOAWAY first, then the connection ends.
+            send(context)
+            fail(overflow, context)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.fireChannelReadComplete()
+        // What nghttp2 answers by itself (SETTINGS and PING acknowledgements, window updates, resets).
+        send(context)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let frame = unwrapOutboundIn(data)
+        guard let session else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        let stream = Int32(frame.streamID)
+        var result: Int32 = 0
+        switch frame.payload {
+        case .headers(let headers):
+            if headers.endStream {
+                result = Self.withNameValues(headers.headers) { nva, count in
+                    nghttp2_submit_response(session, stream, nva, count, nil)
+                }
+            } else {
+                heldHeaders[stream] = headers.headers
+            }
+        case .data(let payload):
+            guard case .byteBuffer(var bytes) = payload.data else {
+                promise?.fail(SessionError(description: "file regions are not sent over HTTP/2 here"))
+                return
+            }
+            bodies[stream, default: ByteBuffer()].writeBuffer(&bytes)
+            if payload.endStream { result = submitBody(of: stream, session: session) }
+        case .rstStream(let code):
+            result = nghttp2_submit_rst_stream(
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(code.networkCode))
+        case .settings(.settings(let settings)):
+            let entries = settings.map { setting in
+                nghttp2_settings_entry(
+                    settings_id: Int32(Self.identifier(of: setting.parameter)), value: UInt32(setting.value))
+            }
+            result = entries.withUnsafeBufferPointer {
+                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+            }
+        case .goAway(let last, let code, let opaque):
+            var debug = opaque ?? ByteBuffer()
+            let bytes = debug.readBytes(length: debug.readableBytes) ?? []
+            result = bytes.withUnsafeBufferPointer {
+                nghttp2_submit_goaway(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), min(Int32(last), Int32.max), UInt32(code.networkCode),
+                    $0.baseAddress, $0.count)
+            }
+        case .ping(let data, let ack):
+            guard !ack else { break }
+            var payload = data
+            result = withUnsafeBytes(of: &payload) { raw in
+                nghttp2_submit_ping(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            }
+        default:
+            // Window updates are nghttp2's own (at half the window); nothing else is written from above.
+            break
+        }
+        if result < 0, nghttp2_is_fatal(result) != 0 {
+            promise?.fail(SessionError(description: String(cString: nghttp2_strerror(result))))
+            return
+        }
+        // A stream already closed drops what was written on it, as NIOHTTP2 would.
+        if let promise { promises.append(promise) }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        if inSession {
+            flushWanted = true
+        } else {
+            send(context)
+        }
+    }
+
+    // MARK: nghttp2
+
+    private func start(context: ChannelHandlerContext) {
+        guard session == nil else { return }
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer {
+            nghttp2_session_callbacks_del(callbacks)
+            nghttp2_option_del(option)
+        }
+        nghttp2_option_set_no_http_messaging(option, 1)
+        nghttp2_option_set_no_closed_streams(option, 1)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        var created: OpaquePointer?
+        guard
+            nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0,
+            let created
+        else {
+            context.fireErrorCaught(SessionError(description: "nghttp2 could not make a session"))
+            return
+        }
+        session = created
+        let entries = initialSettings.map { setting in
+            nghttp2_settings_entry(
+                settings_id: Int32(Self.identifier(of: setting.parameter)), value: UInt32(setting.value))
+        }
+        _ = entries.withUnsafeBufferPointer {
+            nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        }
+        send(context)
+    }
+
+    /// The response body of `stream`, sent from ``bodies`` through a data provider, after its held
+    /// HEADERS if any.
+    private func submitBody(of stream: Int32, session: OpaquePointer) -> Int32 {
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        if let headers = heldHeaders.removeValue(forKey: stream) {
+            return Self.withNameValues(headers) { nva, count in
+                nghttp2_submit_response(session, stream, nva, count, &provider)
+            }
+        }
+        return nghttp2_submit_data(session, UInt8(NGHTTP2_FLAG_END_STREAM.rawValue), stream, &provider)
+    }
+
+    /// Everything nghttp2 has to send, in one write, then one flush; the promises of the frames it
+    /// holds complete with that write. Closes the connection once nghttp2 wants neither to read nor to
+    /// write (after a GOAWAY).
+    private func send(_ context: ChannelHandlerContext) {
+        guard let session, !inSession else { return }
+        flushWanted = false
+        var out = context.channel.allocator.buffer(capacity: 0)
+        inSession = true
+        var failure: Int?
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &chunk)
+            if count < 0 {
+                failure = count
+                break
+            }
+            guard count > 0, let chunk else { break }
+            out.writeBytes(UnsafeRawBufferPointer(start: chunk, count: count))
+        }
+        inSession = false
+        let waiting = promises
+        promises = []
+        if out.readableBytes > 0 {
+            let written = context.eventLoop.makePromise(of: Void.self)
+            for promise in waiting { written.futureResult.cascade(to: promise) }
+            context.writeAndFlush(wrapOutboundOut(out), promise: written)
+        } else {
+            for promise in waiting { promise.succeed() }
+        }
+        deliver(context)
+        if let failure {
+            fail(SessionError(description: "HTTP/2: \(String(cString: nghttp2_strerror(Int32(failure))))"), context)
+            return
+        }
+        if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+            context.close(promise: nil)
+        }
+        if flushWanted { send(context) }
+    }
+
+    /// Hands on what the callbacks queued: frames up the pipeline, closed streams as NIOHTTP2's event.
+    private func deliver(_ context: ChannelHandlerContext) {
+        while !inbound.isEmpty {
+            let batch = inbound
+            inbound = []
+            for item in batch {
+                switch item {
+                case .frame(let frame): context.fireChannelRead(wrapInboundOut(frame))
+                case .closed(let stream, let reason):
+                    context.fireUserInboundEventTriggered(StreamClosedEvent(streamID: stream, reason: reason))
+                }
+            }
+        }
+    }
+
+    private func fail(_ error: SessionError, _ context: ChannelHandlerContext) {
+        if let session { nghttp2_session_del(session) }
+        session = nil
+        context.fireErrorCaught(error)
+    }
+
+    // MARK: what the callbacks do, on the handler
+
+    fileprivate func beginHeaders(stream: Int32) {
+        blocks[stream] = (HPACKHeaders(), 0)
+    }
+
+    /// False when the block goes over the header list limit: the connection ends.
+    fileprivate func header(stream: Int32, name: String, value: String, neverIndexed: Bool) -> Bool {
+        guard var block = blocks[stream] else { return true }
+        block.size += name.utf8.count + value.utf8.count + 32
+        guard block.size <= maxHeaderListSize else {
+            blocks[stream] = nil
+            overflow = SessionError(
+                description:
+                    "a request's header list is over \(maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)")
+            if let session { nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue) }
+            return false
+        }
+        block.fields.add(name: name, value: value, indexing: neverIndexed ? .neverIndexed : .indexable)
+        blocks[stream] = block
+        return true
+    }
+
+    fileprivate func dataChunk(_ chunk: UnsafeRawBufferPointer) {
+        data.writeBytes(chunk)
+    }
+
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+        let header = frame.pointee.hd
+        let stream = HTTP2StreamID(header.stream_id)
+        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        switch UInt32(header.type) {
+        case NGHTTP2_HEADERS.rawValue:
+            guard let block = blocks.removeValue(forKey: header.stream_id) else { return }
+            inbound.append(
+                .frame(
+                    HTTP2Frame(streamID: stream, payload: .headers(.init(headers: block.fields, endStream: endStream))))
+            )
+        case NGHTTP2_DATA.rawValue:
+            let body = data
+            data = ByteBuffer()
+            inbound.append(
+                .frame(
+                    HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(body), endStream: endStream)))))
+        case NGHTTP2_RST_STREAM.rawValue:
+            let code = HTTP2ErrorCode(networkCode: Int(frame.pointee.rst_stream.error_code))
+            inbound.append(.frame(HTTP2Frame(streamID: stream, payload: .rstStream(code))))
+        default:
+            // SETTINGS, PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on.
+            data.clear()
+        }
+    }
+
+    fileprivate func streamClosed(_ stream: Int32, code: UInt32) {
+        blocks[stream] = nil
+        heldHeaders[stream] = nil
+        bodies[stream] = nil
+        inbound.append(.closed(HTTP2StreamID(stream), code == 0 ? nil : HTTP2ErrorCode(networkCode: Int(code))))
+    }
+
+    /// Copies up to `length` bytes of `stream`'s body into `buffer`; the end of the body ends the stream.
+    fileprivate func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32)
+        -> Int
+    {
+        guard var body = bodies[stream] else {
+            flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            return 0
+        }
+        let count = min(length, body.readableBytes)
+        body.withUnsafeReadableBytes { raw in
+            buffer.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: count)
+        }
+        body.moveReaderIndex(forwardBy: count)
+        if body.readableBytes == 0 {
+            bodies[stream] = nil
+            flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        } else {
+            bodies[stream] = body
+        }
+        return count
+    }
+
+    // MARK: helpers
+
+    /// `headers` as nghttp2's name-value pairs (copied by nghttp2 before it returns), the never-indexed
+    /// and non-indexable ones marked NO_INDEX. Names and values are laid out in one buffer.
+    private static func withNameValues(
+        _ headers: HPACKHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
+    ) -> Int32 {
+        guard !headers.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+        var bytes: [UInt8] = []
+        var fields: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
+        fields.reserveCapacity(headers.count)
+        for (name, value, indexing) in headers {
+            let nameStart = bytes.count
+            bytes.append(contentsOf: name.utf8)
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value.utf8)
+            let flag = indexing == .indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
+            fields.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flag)))
+        }
+        // Never empty, so that every pointer is a real one (an empty value points at a byte it does not read).
+        bytes.append(0)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let pairs = fields.map { field in
+                nghttp2_nv(
+                    name: base + field.name.lowerBound, value: base + field.value.lowerBound,
+                    namelen: field.name.count, valuelen: field.value.count, flags: field.flags)
+            }
+            return pairs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+
+    /// The setting's identifier on the wire (RFC 9113 section 6.5.2).
+    private static func identifier(of parameter: HTTP2SettingsParameter) -> Int {
+        switch parameter {
+        case .headerTableSize: 1
+        case .enablePush: 2
+        case .maxConcurrentStreams: 3
+        case .initialWindowSize: 4
+        case .maxFrameSize: 5
+        case .maxHeaderListSize: 6
+        case .enableConnectProtocol: 8
+        default: 0
+        }
+    }
+
+    fileprivate static func handler(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2ServerHandler {
+        Unmanaged<NGHTTP2ServerHandler>.fromOpaque(userData!).takeUnretainedValue()
+    }
+}
+
+// nghttp2's callbacks: C functions that find the handler in `user_data` and return to nghttp2 at once.
+
+private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
+    NGHTTP2ServerHandler.handler(userData).beginHeaders(stream: frame.pointee.hd.stream_id)
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, flags, userData in
+    guard let frame, let name, let value else { return 0 }
+    let handler = NGHTTP2ServerHandler.handler(userData)
+    let nameText = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+    let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
+    let kept = handler.header(
+        stream: frame.pointee.hd.stream_id, name: nameText, value: valueText, neverIndexed: neverIndexed)
+    return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, _, data, length, userData in
+    guard let data else { return 0 }
+    NGHTTP2ServerHandler.handler(userData).dataChunk(UnsafeRawBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    NGHTTP2ServerHandler.handler(userData).frameReceived(frame)
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, code, userData in
+    NGHTTP2ServerHandler.handler(userData).streamClosed(stream, code: code)
+    return 0
+}
+
+private let readBodyCallback: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
+    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    var raised = flags.pointee
+    let count = NGHTTP2ServerHandler.handler(userData).readBody(
+        stream: stream, into: buffer, length: length, flags: &raised)
+    flags.pointee = raised
+    return count
+}
