@@ -38,8 +38,9 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var inbound: [Inbound] = []
     /// Request header blocks being read, by stream.
     private var blocks: [Int32: (fields: HPACKHeaders, size: Int)] = [:]
-    /// The DATA frame being read (its chunks come one after the other).
+    /// The DATA frame being read (its chunks come one after the other), and its stream.
     private var data = ByteBuffer()
+    private var dataStream: Int32 = 0
     /// Response HEADERS waiting for the DATA they go with, and response bodies being sent, by stream.
     private var heldHeaders: [Int32: HPACKHeaders] = [:]
     private var bodies: [Int32: ByteBuffer] = [:]
@@ -310,7 +311,12 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         return true
     }
 
-    fileprivate func dataChunk(_ chunk: UnsafeRawBufferPointer) {
+    fileprivate func dataChunk(stream: Int32, _ chunk: UnsafeRawBufferPointer) {
+        // Chunks of another stream's frame: the one before was never completed (its stream ended).
+        if stream != dataStream {
+            data.clear()
+            dataStream = stream
+        }
         data.writeBytes(chunk)
     }
 
@@ -326,8 +332,9 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
                     HTTP2Frame(streamID: stream, payload: .headers(.init(headers: block.fields, endStream: endStream))))
             )
         case NGHTTP2_DATA.rawValue:
-            let body = data
+            let body = header.stream_id == dataStream ? data : ByteBuffer()
             data = ByteBuffer()
+            dataStream = 0
             inbound.append(
                 .frame(
                     HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(body), endStream: endStream)))))
@@ -356,8 +363,10 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return 0
         }
         let count = min(length, body.readableBytes)
-        body.withUnsafeReadableBytes { raw in
-            buffer.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: count)
+        if count > 0 {
+            body.withUnsafeReadableBytes { raw in
+                buffer.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: count)
+            }
         }
         body.moveReaderIndex(forwardBy: count)
         if body.readableBytes == 0 {
@@ -439,9 +448,9 @@ private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength,
     return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
 }
 
-private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, _, data, length, userData in
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, userData in
     guard let data else { return 0 }
-    NGHTTP2ServerHandler.handler(userData).dataChunk(UnsafeRawBufferPointer(start: data, count: length))
+    NGHTTP2ServerHandler.handler(userData).dataChunk(stream: stream, UnsafeRawBufferPointer(start: data, count: length))
     return 0
 }
 
