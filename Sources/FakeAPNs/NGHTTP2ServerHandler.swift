@@ -23,21 +23,24 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = ByteBuffer
 
-    /// A fatal error of the session (`mem_recv` or `mem_send` failed), or a header list over the limit.
+    /// The session failed (`mem_recv` or `mem_send`), or the connection is ended for a connection error
+    /// (a header list over the limit, too many streams, or one nghttp2 found).
     struct SessionError: Error, CustomStringConvertible {
         var description: String
     }
 
+    /// What a request's streams may number before the provider acknowledged any limit: NIOHTTP2's.
+    static let limitBeforeAcknowledgement: UInt32 = 100
+
     private var session: OpaquePointer?
     private let initialSettings: [HTTP2Setting]
     private let maxHeaderListSize: Int
-    private var context: ChannelHandlerContext?
     /// Inside `mem_recv` or `mem_send`: nghttp2 must not be called again.
     private var inSession = false
     /// What the callbacks made, handed on once nghttp2 has returned.
     private var inbound: [Inbound] = []
-    /// Request header blocks being read, by stream.
-    private var blocks: [Int32: (fields: HPACKHeaders, size: Int)] = [:]
+    /// The request header block being read (blocks never interleave: CONTINUATION follows at once).
+    private var block: (stream: Int32, fields: HPACKHeaders, size: Int)?
     /// The DATA frame being read (its chunks come one after the other), and its stream.
     private var data = ByteBuffer()
     private var dataStream: Int32 = 0
@@ -46,9 +49,24 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var bodies: [Int32: ByteBuffer] = [:]
     /// The promises of frames submitted since the last flush, completed when their bytes are written.
     private var promises: [EventLoopPromise<Void>] = []
-    private var flushWanted = false
-    /// A header list went over the limit: the connection is being ended.
-    private var overflow: SessionError?
+    /// A connection error to report once its GOAWAY is out; reported once.
+    private var connectionError: SessionError?
+    private var reported = false
+    /// nghttp2's last error message, for the connection error it ends a connection with.
+    private var lastError: String?
+    private var closing = false
+
+    // MAX_CONCURRENT_STREAMS as NIOHTTP2 has it: a value is in force once the provider acknowledged the
+    // SETTINGS frame that carried it. nghttp2 would refuse streams over a value only sent (REFUSED_STREAM),
+    // so it is told no limit in the preface, the frame on the wire says the real one, and the limit in
+    // force is enforced here.
+    /// The preface's real limit, written over nghttp2's in its first SETTINGS frame.
+    private var prefaceLimit: UInt32?
+    /// The limit each SETTINGS frame sent carries (nil: none), oldest first, until acknowledged.
+    private var sentLimits: [UInt32?] = []
+    private var limitInForce = NGHTTP2ServerHandler.limitBeforeAcknowledgement
+    private var openRequests: Set<Int32> = []
+    private var lastAccepted: Int32 = 0
 
     private enum Inbound {
         case frame(HTTP2Frame)
@@ -63,7 +81,6 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     // MARK: the channel
 
     func handlerAdded(context: ChannelHandlerContext) {
-        self.context = context
         if context.channel.isActive { start(context: context) }
     }
 
@@ -75,10 +92,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func handlerRemoved(context: ChannelHandlerContext) {
         if let session { nghttp2_session_del(session) }
         session = nil
-        self.context = nil
-        let unfinished = promises
-        promises = []
-        for promise in unfinished { promise.fail(ChannelError.ioOnClosedChannel) }
+        failPromises()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -94,11 +108,8 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         deliver(context)
-        if let overflow {
-            // The GOAWAY first, then the connection ends.
-            send(context)
-            fail(overflow, context)
-        }
+        // A connection error's GOAWAY goes out now, and the connection ends.
+        if connectionError != nil { send(context) }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -114,6 +125,11 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         let stream = Int32(frame.streamID)
+        // A stream nghttp2 has closed (reset, or timed out before a delayed answer) takes nothing more.
+        if stream != 0, nghttp2_session_find_stream(session, stream) == nil {
+            promise?.fail(SessionError(description: "stream \(stream) is closed"))
+            return
+        }
         var result: Int32 = 0
         switch frame.payload {
         case .headers(let headers):
@@ -129,30 +145,35 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 promise?.fail(SessionError(description: "file regions are not sent over HTTP/2 here"))
                 return
             }
-            bodies[stream, default: ByteBuffer()].writeBuffer(&bytes)
+            if bodies[stream] == nil {
+                bodies[stream] = bytes
+            } else {
+                bodies[stream]!.writeBuffer(&bytes)
+            }
             if payload.endStream { result = submitBody(of: stream, session: session) }
         case .rstStream(let code):
             result = nghttp2_submit_rst_stream(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(code.networkCode))
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(truncatingIfNeeded: code.networkCode))
         case .settings(.settings(let settings)):
-            let entries = settings.map { setting in
-                nghttp2_settings_entry(
-                    settings_id: Int32(Self.identifier(of: setting.parameter)), value: UInt32(setting.value))
+            guard let entries = Self.entries(settings) else {
+                promise?.fail(SessionError(description: "a setting's value is out of range"))
+                return
             }
             result = entries.withUnsafeBufferPointer {
                 nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
             }
+            if result == 0 { sentLimits.append(Self.limit(in: settings)) }
         case .goAway(let last, let code, let opaque):
             var debug = opaque ?? ByteBuffer()
             let bytes = debug.readBytes(length: debug.readableBytes) ?? []
             result = bytes.withUnsafeBufferPointer {
                 nghttp2_submit_goaway(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), min(Int32(last), Int32.max), UInt32(code.networkCode),
-                    $0.baseAddress, $0.count)
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), Int32(last),
+                    UInt32(truncatingIfNeeded: code.networkCode), $0.baseAddress, $0.count)
             }
         case .ping(let data, let ack):
             guard !ack else { break }
-            var payload = data
+            var payload = data.bytes
             result = withUnsafeBytes(of: &payload) { raw in
                 nghttp2_submit_ping(
                     session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
@@ -161,20 +182,15 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             // Window updates are nghttp2's own (at half the window); nothing else is written from above.
             break
         }
-        if result < 0, nghttp2_is_fatal(result) != 0 {
+        if result < 0 {
             promise?.fail(SessionError(description: String(cString: nghttp2_strerror(result))))
             return
         }
-        // A stream already closed drops what was written on it, as NIOHTTP2 would.
         if let promise { promises.append(promise) }
     }
 
     func flush(context: ChannelHandlerContext) {
-        if inSession {
-            flushWanted = true
-        } else {
-            send(context)
-        }
+        send(context)
     }
 
     // MARK: nghttp2
@@ -195,7 +211,9 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
         var created: OpaquePointer?
         guard
             nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0,
@@ -205,12 +223,17 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         session = created
-        let entries = initialSettings.map { setting in
-            nghttp2_settings_entry(
-                settings_id: Int32(Self.identifier(of: setting.parameter)), value: UInt32(setting.value))
+        // nghttp2 is told no limit; the frame on the wire says the real one (``send``).
+        prefaceLimit = Self.limit(in: initialSettings)
+        sentLimits.append(prefaceLimit)
+        let told = initialSettings.map { setting in
+            setting.parameter == .maxConcurrentStreams
+                ? HTTP2Setting(parameter: .maxConcurrentStreams, value: Int(UInt32.max)) : setting
         }
-        _ = entries.withUnsafeBufferPointer {
-            nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        if let entries = Self.entries(told) {
+            _ = entries.withUnsafeBufferPointer {
+                nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+            }
         }
         send(context)
     }
@@ -228,12 +251,18 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// Everything nghttp2 has to send, in one write, then one flush; the promises of the frames it
-    /// holds complete with that write. Closes the connection once nghttp2 wants neither to read nor to
-    /// write (after a GOAWAY).
+    /// holds complete with that write. Ends the connection once nghttp2 wants neither to read nor to
+    /// write (after a GOAWAY), when that write is out; a connection error is reported then.
     private func send(_ context: ChannelHandlerContext) {
         guard let session, !inSession else { return }
-        flushWanted = false
-        var out = context.channel.allocator.buffer(capacity: 0)
+        let waiting = promises
+        promises = []
+        guard nghttp2_session_want_write(session) != 0 else {
+            for promise in waiting { promise.succeed() }
+            endIfDone(session, context, written: nil)
+            return
+        }
+        var out = context.channel.allocator.buffer(capacity: 1024)
         inSession = true
         var failure: Int?
         while true {
@@ -244,27 +273,52 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 break
             }
             guard count > 0, let chunk else { break }
+            let start = out.writerIndex
             out.writeBytes(UnsafeRawBufferPointer(start: chunk, count: count))
+            if let limit = prefaceLimit {
+                prefaceLimit = nil
+                Self.writeLimit(limit, intoSettingsFrameAt: start, count: count, of: &out)
+            }
         }
         inSession = false
-        let waiting = promises
-        promises = []
+        var written: EventLoopFuture<Void>?
         if out.readableBytes > 0 {
-            let written = context.eventLoop.makePromise(of: Void.self)
-            for promise in waiting { written.futureResult.cascade(to: promise) }
-            context.writeAndFlush(wrapOutboundOut(out), promise: written)
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            for waiter in waiting { promise.futureResult.cascade(to: waiter) }
+            context.writeAndFlush(wrapOutboundOut(out), promise: promise)
+            written = promise.futureResult
         } else {
-            for promise in waiting { promise.succeed() }
+            for waiter in waiting { waiter.succeed() }
         }
         deliver(context)
+        // What was delivered may have ended the session.
+        guard let current = self.session else { return }
         if let failure {
             fail(SessionError(description: "HTTP/2: \(String(cString: nghttp2_strerror(Int32(failure))))"), context)
             return
         }
-        if nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 {
+        endIfDone(current, context, written: written)
+    }
+
+    /// After a GOAWAY nghttp2 wants neither to read nor to write: the connection ends once `written` is
+    /// out, and a connection error is reported (``ProviderConnectionHandler`` says why, and closes).
+    private func endIfDone(_ session: OpaquePointer, _ context: ChannelHandlerContext, written: EventLoopFuture<Void>?)
+    {
+        guard !closing, nghttp2_session_want_read(session) == 0, nghttp2_session_want_write(session) == 0 else {
+            return
+        }
+        closing = true
+        let error = connectionError
+        let finish = {
+            if let error, !self.reported {
+                self.reported = true
+                context.fireErrorCaught(error)
+            }
             context.close(promise: nil)
         }
-        if flushWanted { send(context) }
+        guard let written else { return finish() }
+        let bound = NIOLoopBound(finish, eventLoop: context.eventLoop)
+        written.whenComplete { _ in bound.value() }
     }
 
     /// Hands on what the callbacks queued: frames up the pipeline, closed streams as NIOHTTP2's event.
@@ -285,29 +339,62 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private func fail(_ error: SessionError, _ context: ChannelHandlerContext) {
         if let session { nghttp2_session_del(session) }
         session = nil
+        failPromises()
+        guard !reported else { return }
+        reported = true
         context.fireErrorCaught(error)
+    }
+
+    private func failPromises() {
+        let unfinished = promises
+        promises = []
+        for promise in unfinished { promise.fail(ChannelError.ioOnClosedChannel) }
+    }
+
+    /// Ends the connection with GOAWAY `PROTOCOL_ERROR` from inside a callback: nghttp2 stops reading.
+    private func endConnection(_ why: String, lastStream: Int32) {
+        if connectionError == nil { connectionError = SessionError(description: why) }
+        if let session { nghttp2_session_terminate_session2(session, lastStream, NGHTTP2_PROTOCOL_ERROR.rawValue) }
     }
 
     // MARK: what the callbacks do, on the handler
 
-    fileprivate func beginHeaders(stream: Int32) {
-        blocks[stream] = (HPACKHeaders(), 0)
+    /// False when the stream goes over the limit in force: the connection ends, as NIOHTTP2 ends it.
+    fileprivate func beginRequest(stream: Int32) -> Bool {
+        guard openRequests.count < Int(limitInForce) else {
+            endConnection(
+                "a provider opened more streams than SETTINGS_MAX_CONCURRENT_STREAMS (\(limitInForce))",
+                lastStream: lastAccepted)
+            return false
+        }
+        openRequests.insert(stream)
+        lastAccepted = max(lastAccepted, stream)
+        block = (stream, HPACKHeaders(), 0)
+        return true
+    }
+
+    fileprivate func beginTrailers(stream: Int32) {
+        block = (stream, HPACKHeaders(), 0)
     }
 
     /// False when the block goes over the header list limit: the connection ends.
-    fileprivate func header(stream: Int32, name: String, value: String, neverIndexed: Bool) -> Bool {
-        guard var block = blocks[stream] else { return true }
-        block.size += name.utf8.count + value.utf8.count + 32
-        guard block.size <= maxHeaderListSize else {
-            blocks[stream] = nil
-            overflow = SessionError(
-                description:
-                    "a request's header list is over \(maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)")
-            if let session { nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue) }
+    fileprivate func header(
+        stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
+    )
+        -> Bool
+    {
+        guard block?.stream == stream else { return true }
+        block!.size += name.count + value.count + 32
+        guard block!.size <= maxHeaderListSize else {
+            block = nil
+            endConnection(
+                "a request's header list is over \(maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)",
+                lastStream: lastAccepted)
             return false
         }
-        block.fields.add(name: name, value: value, indexing: neverIndexed ? .neverIndexed : .indexable)
-        blocks[stream] = block
+        block!.fields.add(
+            name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self),
+            indexing: neverIndexed ? .neverIndexed : .indexable)
         return true
     }
 
@@ -326,11 +413,13 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
-            guard let block = blocks.removeValue(forKey: header.stream_id) else { return }
+            guard let received = block, received.stream == header.stream_id else { return }
+            block = nil
             inbound.append(
                 .frame(
-                    HTTP2Frame(streamID: stream, payload: .headers(.init(headers: block.fields, endStream: endStream))))
-            )
+                    HTTP2Frame(
+                        streamID: stream, payload: .headers(.init(headers: received.fields, endStream: endStream)))
+                ))
         case NGHTTP2_DATA.rawValue:
             let body = header.stream_id == dataStream ? data : ByteBuffer()
             data = ByteBuffer()
@@ -341,14 +430,32 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case NGHTTP2_RST_STREAM.rawValue:
             let code = HTTP2ErrorCode(networkCode: Int(frame.pointee.rst_stream.error_code))
             inbound.append(.frame(HTTP2Frame(streamID: stream, payload: .rstStream(code))))
+        case NGHTTP2_SETTINGS.rawValue:
+            // The provider acknowledged our oldest SETTINGS frame not yet acknowledged: its limit holds.
+            guard header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0, !sentLimits.isEmpty else { return }
+            if let limit = sentLimits.removeFirst() { limitInForce = limit }
         default:
-            // SETTINGS, PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on.
-            data.clear()
+            // PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on.
+            break
         }
     }
 
+    fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
+        // A GOAWAY with an error that nghttp2 sent for a connection error it found itself.
+        guard UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue, frame.pointee.goaway.error_code != 0,
+            connectionError == nil
+        else { return }
+        let name = String(cString: nghttp2_http2_strerror(frame.pointee.goaway.error_code))
+        connectionError = SessionError(description: "HTTP/2 \(name)" + (lastError.map { ": \($0)" } ?? ""))
+    }
+
+    fileprivate func errorReported(_ message: String) {
+        lastError = message
+    }
+
     fileprivate func streamClosed(_ stream: Int32, code: UInt32) {
-        blocks[stream] = nil
+        openRequests.remove(stream)
+        if block?.stream == stream { block = nil }
         heldHeaders[stream] = nil
         bodies[stream] = nil
         inbound.append(.closed(HTTP2StreamID(stream), code == 0 ? nil : HTTP2ErrorCode(networkCode: Int(code))))
@@ -365,7 +472,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let count = min(length, body.readableBytes)
         if count > 0 {
             body.withUnsafeReadableBytes { raw in
-                buffer.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: count)
+                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: count)
             }
         }
         body.moveReaderIndex(forwardBy: count)
@@ -410,6 +517,33 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
     }
 
+    /// `settings` as nghttp2's entries; nil when a value does not fit a setting's 32 bits.
+    private static func entries(_ settings: [HTTP2Setting]) -> [nghttp2_settings_entry]? {
+        var entries: [nghttp2_settings_entry] = []
+        for setting in settings {
+            guard let value = UInt32(exactly: setting.value) else { return nil }
+            entries.append(nghttp2_settings_entry(settings_id: Int32(identifier(of: setting.parameter)), value: value))
+        }
+        return entries
+    }
+
+    /// The `MAX_CONCURRENT_STREAMS` among `settings`, if any.
+    private static func limit(in settings: [HTTP2Setting]) -> UInt32? {
+        settings.last { $0.parameter == .maxConcurrentStreams }.flatMap { UInt32(exactly: $0.value) }
+    }
+
+    /// Writes `limit` over the `MAX_CONCURRENT_STREAMS` value of the SETTINGS frame of `count` bytes at
+    /// `start` in `out` (a 9-byte frame header, then 6-byte entries: identifier, value).
+    private static func writeLimit(
+        _ limit: UInt32, intoSettingsFrameAt start: Int, count: Int, of out: inout ByteBuffer
+    ) {
+        guard count >= 9, (count - 9) % 6 == 0, out.getInteger(at: start + 3, as: UInt8.self) == 4 else { return }
+        for entry in stride(from: start + 9, to: start + count, by: 6)
+        where out.getInteger(at: entry, as: UInt16.self) == 3 {
+            out.setInteger(limit, at: entry + 2)
+        }
+    }
+
     /// The setting's identifier on the wire (RFC 9113 section 6.5.2).
     private static func identifier(of parameter: HTTP2SettingsParameter) -> Int {
         switch parameter {
@@ -433,19 +567,36 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
     guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
-    NGHTTP2ServerHandler.handler(userData).beginHeaders(stream: frame.pointee.hd.stream_id)
-    return 0
+    let handler = NGHTTP2ServerHandler.handler(userData)
+    let stream = frame.pointee.hd.stream_id
+    guard frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue else {
+        handler.beginTrailers(stream: stream)
+        return 0
+    }
+    return handler.beginRequest(stream: stream) ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
 }
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, flags, userData in
     guard let frame, let name, let value else { return 0 }
-    let handler = NGHTTP2ServerHandler.handler(userData)
-    let nameText = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
-    let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
     let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
-    let kept = handler.header(
-        stream: frame.pointee.hd.stream_id, name: nameText, value: valueText, neverIndexed: neverIndexed)
+    let kept = NGHTTP2ServerHandler.handler(userData).header(
+        stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+        value: UnsafeBufferPointer(start: value, count: valueLength), neverIndexed: neverIndexed)
     return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+}
+
+private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    NGHTTP2ServerHandler.handler(userData).frameSent(frame)
+    return 0
+}
+
+private let onError: nghttp2_error_callback2 = { _, _, message, length, userData in
+    guard let message else { return 0 }
+    let text = String(
+        decoding: UnsafeRawBufferPointer(start: message, count: length).bindMemory(to: UInt8.self), as: UTF8.self)
+    NGHTTP2ServerHandler.handler(userData).errorReported(text)
+    return 0
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, userData in

@@ -109,6 +109,49 @@ import Testing
         #expect(await holders.waitForLine(containing: "closed 5") != nil, "\(holders.output)")
     }
 
+    /// Two requests open at once before the first valid token, once the provider has acknowledged the
+    /// server's SETTINGS (`MAX_CONCURRENT_STREAMS` 1): a connection error, GOAWAY `PROTOCOL_ERROR`.
+    static let secondStream = """
+        import socket, ssl, sys
+        import h2.config, h2.connection, h2.events, h2.settings
+        context = ssl.create_default_context(cafile=sys.argv[2])
+        context.set_alpn_protocols(["h2"])
+        s = context.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="localhost")
+        s.settimeout(30)
+        c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        c.initiate_connection()
+        s.sendall(c.data_to_send())
+        # Until the server's SETTINGS came: h2 acknowledges them in what it sends next.
+        while not any(isinstance(e, h2.events.RemoteSettingsChanged) for e in c.receive_data(s.recv(65535))):
+            pass
+        # h2 keeps to the server's limit itself; this client must not, so it forgets it.
+        c.remote_settings._settings[h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS] = [100]
+        headers = [(":method", "POST"), (":scheme", "https"), (":authority", "localhost"), (":path", "/3/device/00")]
+        c.send_headers(1, headers)
+        c.send_headers(3, headers)
+        s.sendall(c.data_to_send())
+        while True:
+            data = s.recv(65535)
+            if not data:
+                print("closed")
+                break
+            ended = [e for e in c.receive_data(data) if isinstance(e, h2.events.ConnectionTerminated)]
+            if ended:
+                print("terminated", int(ended[0].error_code))
+                break
+        """
+
+    @Test(arguments: HTTP2Engine.allCases)
+    func aSecondStreamBeforeTheFirstTokenEndsTheConnectionOnceTheLimitIsAcknowledged(engine: HTTP2Engine)
+        async throws
+    {
+        let (apns, _) = try await bind { $0.http2 = engine }
+        let result = try await ChildProcess.run(
+            PackagePaths.python, ["-c", Self.secondStream, "\(apns.port)", apns.caFile.path])
+        await apns.close()
+        #expect(result.standardOutput.contains("terminated 1"), "\(result.transcript)")
+    }
+
     /// A header block over the 16 KB header list limit: the connection ends (GOAWAY), the timeline says
     /// why, and other providers are served.
     static let headerFlood = """
