@@ -348,6 +348,12 @@ public actor FaultProxy {
 
     /// How many connections a proxy has open (for tests and the summary).
     public func openConnections(of name: String) -> Int { listeners[name]?.openConnections ?? 0 }
+
+    /// Returns once the proxy `name` has no open connection (both ends of each closed); at once when
+    /// there is no such proxy.
+    public func untilNoOpenConnections(of name: String) async {
+        await listeners[name]?.untilNoConnections()
+    }
 }
 
 /// `host:port`, as Toxiproxy's `listen` and `upstream` are written (`[::1]:80` for IPv6).

@@ -22,6 +22,15 @@ final class ProxyListener: Sendable {
             var seeds: SplitMix64
             /// Set when the listener closes: a connection still dialling its upstream is closed then.
             var closing = false
+            /// Who waits for the last open connection to end (``untilNoConnections()``).
+            var idleWaiters: [CheckedContinuation<Void, Never>] = []
+
+            /// The waiters to resume now that no connection is open; none while one is.
+            mutating func takeIdleWaiters() -> [CheckedContinuation<Void, Never>] {
+                guard connections.isEmpty else { return [] }
+                defer { idleWaiters.removeAll() }
+                return idleWaiters
+            }
         }
 
         let state: LockedState<State>
@@ -115,7 +124,11 @@ final class ProxyListener: Sendable {
                     }
                     let key = ObjectIdentifier(connection)
                     client.closeFuture.and(channel.closeFuture).whenComplete { _ in
-                        _ = shared.state.withLock { $0.connections.removeValue(forKey: key) }
+                        let idle = shared.state.withLock { state in
+                            state.connections.removeValue(forKey: key)
+                            return state.takeIdleWaiters()
+                        }
+                        for waiter in idle { waiter.resume() }
                     }
                     for (side, stream) in [(client, ToxicStream.upstream), (channel, .downstream)] {
                         if let relay = try? side.pipeline.syncOperations.handler(type: RelayHandler.self) {
@@ -143,14 +156,28 @@ final class ProxyListener: Sendable {
     /// How many connections are open.
     var openConnections: Int { shared.state.withLock { $0.connections.count } }
 
+    /// Returns once no connection is open: both ends of each closed.
+    func untilNoConnections() async {
+        await withCheckedContinuation { waiter in
+            let now = shared.state.withLock { state in
+                guard !state.connections.isEmpty else { return true }
+                state.idleWaiters.append(waiter)
+                return false
+            }
+            if now { waiter.resume() }
+        }
+    }
+
     /// Stops accepting and closes every connection, those still dialling their upstream too.
     func close() async {
         try? await server.close()
-        let open = shared.state.withLock { state in
+        let (open, idle) = shared.state.withLock { state in
             state.closing = true
-            defer { state.connections.removeAll() }
-            return Array(state.connections.values)
+            let open = Array(state.connections.values)
+            state.connections.removeAll()
+            return (open, state.takeIdleWaiters())
         }
+        for waiter in idle { waiter.resume() }
         for connection in open {
             try? await connection.eventLoop.submit { connection.value.close(.fin) }.get()
         }

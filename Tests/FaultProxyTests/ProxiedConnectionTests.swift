@@ -62,6 +62,10 @@ import Testing
         _ = try await proxy.addToxic(
             to: "h", from: Data("{\"type\":\"limit_data\",\"attributes\":{\"bytes\":3000000}}".utf8))
         #expect(try await through(proxy, port: 0) == "3000000 True")
+        // The client has seen its end; the proxy's side towards the server closes a moment later.
+        try await withDeadline(.seconds(60), "every proxied connection to end") {
+            await proxy.untilNoOpenConnections(of: "h")
+        }
         #expect(await proxy.openConnections(of: "h") == 0)
         await proxy.shutdown()
     }
