@@ -134,7 +134,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         switch frame.payload {
         case .headers(let headers):
             if headers.endStream {
-                result = Self.withNameValues(headers.headers) { nva, count in
+                result = NGHTTP2Wire.withNameValues(headers.headers) { nva, count in
                     nghttp2_submit_response(session, stream, nva, count, nil)
                 }
             } else {
@@ -155,14 +155,14 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             result = nghttp2_submit_rst_stream(
                 session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(truncatingIfNeeded: code.networkCode))
         case .settings(.settings(let settings)):
-            guard let entries = Self.entries(settings) else {
+            guard let entries = NGHTTP2Wire.entries(settings) else {
                 promise?.fail(SessionError(description: "a setting's value is out of range"))
                 return
             }
             result = entries.withUnsafeBufferPointer {
                 nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
             }
-            if result == 0 { sentLimits.append(Self.limit(in: settings)) }
+            if result == 0 { sentLimits.append(NGHTTP2Wire.limit(in: settings)) }
         case .goAway(let last, let code, let opaque):
             var debug = opaque ?? ByteBuffer()
             let bytes = debug.readBytes(length: debug.readableBytes) ?? []
@@ -207,13 +207,13 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         nghttp2_option_set_no_http_messaging(option, 1)
         nghttp2_option_set_no_closed_streams(option, 1)
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
-        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
-        nghttp2_session_callbacks_set_error_callback2(callbacks, onError)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, NGHTTP2Wire.onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, NGHTTP2Wire.onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, NGHTTP2Wire.onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, NGHTTP2Wire.onFrame)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, NGHTTP2Wire.onFrameSent)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, NGHTTP2Wire.onStreamClose)
+        nghttp2_session_callbacks_set_error_callback2(callbacks, NGHTTP2Wire.onError)
         var created: OpaquePointer?
         guard
             nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0,
@@ -224,13 +224,13 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         session = created
         // nghttp2 is told no limit; the frame on the wire says the real one (``send``).
-        prefaceLimit = Self.limit(in: initialSettings)
+        prefaceLimit = NGHTTP2Wire.limit(in: initialSettings)
         sentLimits.append(prefaceLimit)
         let told = initialSettings.map { setting in
             setting.parameter == .maxConcurrentStreams
                 ? HTTP2Setting(parameter: .maxConcurrentStreams, value: Int(UInt32.max)) : setting
         }
-        if let entries = Self.entries(told) {
+        if let entries = NGHTTP2Wire.entries(told) {
             _ = entries.withUnsafeBufferPointer {
                 nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
             }
@@ -241,9 +241,10 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// The response body of `stream`, sent from ``bodies`` through a data provider, after its held
     /// HEADERS if any.
     private func submitBody(of stream: Int32, session: OpaquePointer) -> Int32 {
-        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBodyCallback)
+        var provider = nghttp2_data_provider(
+            source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Wire.readBodyCallback)
         if let headers = heldHeaders.removeValue(forKey: stream) {
-            return Self.withNameValues(headers) { nva, count in
+            return NGHTTP2Wire.withNameValues(headers) { nva, count in
                 nghttp2_submit_response(session, stream, nva, count, &provider)
             }
         }
@@ -277,7 +278,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             out.writeBytes(UnsafeRawBufferPointer(start: chunk, count: count))
             if let limit = prefaceLimit {
                 prefaceLimit = nil
-                Self.writeLimit(limit, intoSettingsFrameAt: start, count: count, of: &out)
+                NGHTTP2Wire.writeLimit(limit, intoSettingsFrameAt: start, count: count, of: &out)
             }
         }
         inSession = false
@@ -360,7 +361,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     // MARK: what the callbacks do, on the handler
 
     /// False when the stream goes over the limit in force: the connection ends, as NIOHTTP2 ends it.
-    fileprivate func beginRequest(stream: Int32) -> Bool {
+    func beginRequest(stream: Int32) -> Bool {
         guard openRequests.count < Int(limitInForce) else {
             endConnection(
                 "a provider opened more streams than SETTINGS_MAX_CONCURRENT_STREAMS (\(limitInForce))",
@@ -373,12 +374,12 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         return true
     }
 
-    fileprivate func beginTrailers(stream: Int32) {
+    func beginTrailers(stream: Int32) {
         block = (stream, HPACKHeaders(), 0)
     }
 
     /// False when the block goes over the header list limit: the connection ends.
-    fileprivate func header(
+    func header(
         stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
     )
         -> Bool
@@ -398,7 +399,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         return true
     }
 
-    fileprivate func dataChunk(stream: Int32, _ chunk: UnsafeRawBufferPointer) {
+    func dataChunk(stream: Int32, _ chunk: UnsafeRawBufferPointer) {
         // Chunks of another stream's frame: the one before was never completed (its stream ended).
         if stream != dataStream {
             data.clear()
@@ -407,7 +408,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         data.writeBytes(chunk)
     }
 
-    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
+    func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         let header = frame.pointee.hd
         let stream = HTTP2StreamID(header.stream_id)
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
@@ -440,7 +441,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
     }
 
-    fileprivate func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
+    func frameSent(_ frame: UnsafePointer<nghttp2_frame>) {
         // A GOAWAY with an error that nghttp2 sent for a connection error it found itself.
         guard UInt32(frame.pointee.hd.type) == NGHTTP2_GOAWAY.rawValue, frame.pointee.goaway.error_code != 0,
             connectionError == nil
@@ -449,11 +450,11 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         connectionError = SessionError(description: "HTTP/2 \(name)" + (lastError.map { ": \($0)" } ?? ""))
     }
 
-    fileprivate func errorReported(_ message: String) {
+    func errorReported(_ message: String) {
         lastError = message
     }
 
-    fileprivate func streamClosed(_ stream: Int32, code: UInt32) {
+    func streamClosed(_ stream: Int32, code: UInt32) {
         openRequests.remove(stream)
         if block?.stream == stream { block = nil }
         heldHeaders[stream] = nil
@@ -462,7 +463,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// Copies up to `length` bytes of `stream`'s body into `buffer`; the end of the body ends the stream.
-    fileprivate func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32)
+    func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32)
         -> Int
     {
         guard var body = bodies[stream] else {
@@ -485,142 +486,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         return count
     }
 
-    // MARK: helpers
-
-    /// `headers` as nghttp2's name-value pairs (copied by nghttp2 before it returns), the never-indexed
-    /// and non-indexable ones marked NO_INDEX. Names and values are laid out in one buffer.
-    private static func withNameValues(
-        _ headers: HPACKHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
-    ) -> Int32 {
-        guard !headers.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
-        var bytes: [UInt8] = []
-        var fields: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
-        fields.reserveCapacity(headers.count)
-        for (name, value, indexing) in headers {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            let flag = indexing == .indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
-            fields.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flag)))
-        }
-        // Never empty, so that every pointer is a real one (an empty value points at a byte it does not read).
-        bytes.append(0)
-        return bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let pairs = fields.map { field in
-                nghttp2_nv(
-                    name: base + field.name.lowerBound, value: base + field.value.lowerBound,
-                    namelen: field.name.count, valuelen: field.value.count, flags: field.flags)
-            }
-            return pairs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
-    }
-
-    /// `settings` as nghttp2's entries; nil when a value does not fit a setting's 32 bits.
-    private static func entries(_ settings: [HTTP2Setting]) -> [nghttp2_settings_entry]? {
-        var entries: [nghttp2_settings_entry] = []
-        for setting in settings {
-            guard let value = UInt32(exactly: setting.value) else { return nil }
-            entries.append(nghttp2_settings_entry(settings_id: Int32(identifier(of: setting.parameter)), value: value))
-        }
-        return entries
-    }
-
-    /// The `MAX_CONCURRENT_STREAMS` among `settings`, if any.
-    private static func limit(in settings: [HTTP2Setting]) -> UInt32? {
-        settings.last { $0.parameter == .maxConcurrentStreams }.flatMap { UInt32(exactly: $0.value) }
-    }
-
-    /// Writes `limit` over the `MAX_CONCURRENT_STREAMS` value of the SETTINGS frame of `count` bytes at
-    /// `start` in `out` (a 9-byte frame header, then 6-byte entries: identifier, value).
-    private static func writeLimit(
-        _ limit: UInt32, intoSettingsFrameAt start: Int, count: Int, of out: inout ByteBuffer
-    ) {
-        guard count >= 9, (count - 9) % 6 == 0, out.getInteger(at: start + 3, as: UInt8.self) == 4 else { return }
-        for entry in stride(from: start + 9, to: start + count, by: 6)
-        where out.getInteger(at: entry, as: UInt16.self) == 3 {
-            out.setInteger(limit, at: entry + 2)
-        }
-    }
-
-    /// The setting's identifier on the wire (RFC 9113 section 6.5.2).
-    private static func identifier(of parameter: HTTP2SettingsParameter) -> Int {
-        switch parameter {
-        case .headerTableSize: 1
-        case .enablePush: 2
-        case .maxConcurrentStreams: 3
-        case .initialWindowSize: 4
-        case .maxFrameSize: 5
-        case .maxHeaderListSize: 6
-        case .enableConnectProtocol: 8
-        default: 0
-        }
-    }
-
-    fileprivate static func handler(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2ServerHandler {
+    static func handler(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2ServerHandler {
         Unmanaged<NGHTTP2ServerHandler>.fromOpaque(userData!).takeUnretainedValue()
     }
-}
-
-// nghttp2's callbacks: C functions that find the handler in `user_data` and return to nghttp2 at once.
-
-private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
-    guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
-    let handler = NGHTTP2ServerHandler.handler(userData)
-    let stream = frame.pointee.hd.stream_id
-    guard frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue else {
-        handler.beginTrailers(stream: stream)
-        return 0
-    }
-    return handler.beginRequest(stream: stream) ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
-}
-
-private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, flags, userData in
-    guard let frame, let name, let value else { return 0 }
-    let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
-    let kept = NGHTTP2ServerHandler.handler(userData).header(
-        stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-        value: UnsafeBufferPointer(start: value, count: valueLength), neverIndexed: neverIndexed)
-    return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
-}
-
-private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
-    guard let frame else { return 0 }
-    NGHTTP2ServerHandler.handler(userData).frameSent(frame)
-    return 0
-}
-
-private let onError: nghttp2_error_callback2 = { _, _, message, length, userData in
-    guard let message else { return 0 }
-    let text = String(
-        decoding: UnsafeRawBufferPointer(start: message, count: length).bindMemory(to: UInt8.self), as: UTF8.self)
-    NGHTTP2ServerHandler.handler(userData).errorReported(text)
-    return 0
-}
-
-private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, userData in
-    guard let data else { return 0 }
-    NGHTTP2ServerHandler.handler(userData).dataChunk(stream: stream, UnsafeRawBufferPointer(start: data, count: length))
-    return 0
-}
-
-private let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
-    guard let frame else { return 0 }
-    NGHTTP2ServerHandler.handler(userData).frameReceived(frame)
-    return 0
-}
-
-private let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, code, userData in
-    NGHTTP2ServerHandler.handler(userData).streamClosed(stream, code: code)
-    return 0
-}
-
-private let readBodyCallback: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
-    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    var raised = flags.pointee
-    let count = NGHTTP2ServerHandler.handler(userData).readBody(
-        stream: stream, into: buffer, length: length, flags: &raised)
-    flags.pointee = raised
-    return count
 }
