@@ -75,7 +75,7 @@ public final class FakeAPNsServer: Service, Sendable {
         try authority.pem.write(to: caFile, atomically: true, encoding: .utf8)
         try PrivateFile.write(signingKey.p8, to: keyFile)
 
-        let log = NotificationLog(retention: configuration.logRetention)
+        let log = NotificationLog(retention: configuration.logRetention, budget: configuration.logBudget)
         let gateway = DeviceGateway(timeline: timeline, log: log, policy: configuration.delivery)
         let faults = FaultInjector()
         var verifier = ProviderTokenVerifier()

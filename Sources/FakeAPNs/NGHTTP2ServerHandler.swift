@@ -29,24 +29,21 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         var description: String
     }
 
-    /// What a request's streams may number before the provider acknowledged any limit: NIOHTTP2's.
-    static let limitBeforeAcknowledgement: UInt32 = 100
-
     private var session: OpaquePointer?
     private let initialSettings: [HTTP2Setting]
-    private let maxHeaderListSize: Int
     /// Inside `mem_recv` or `mem_send`: nghttp2 must not be called again.
     private var inSession = false
     /// What the callbacks made, handed on once nghttp2 has returned.
     private var inbound: [Inbound] = []
     /// The request header block being read (blocks never interleave: CONTINUATION follows at once).
-    private var block: (stream: Int32, fields: HPACKHeaders, size: Int)?
+    private var block: NGHTTP2HeaderBlock
     /// The DATA frame being read (its chunks come one after the other), and its stream.
     private var data = ByteBuffer()
     private var dataStream: Int32 = 0
     /// Response HEADERS waiting for the DATA they go with, and response bodies being sent, by stream.
     private var heldHeaders: [Int32: HPACKHeaders] = [:]
     private var bodies: [Int32: ByteBuffer] = [:]
+    private var nameValues = NGHTTP2NameValues()
     /// The promises of frames submitted since the last flush, completed when their bytes are written.
     private var promises: [EventLoopPromise<Void>] = []
     /// A connection error to report once its GOAWAY is out; reported once.
@@ -62,11 +59,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     // force is enforced here.
     /// The preface's real limit, written over nghttp2's in its first SETTINGS frame.
     private var prefaceLimit: UInt32?
-    /// The limit each SETTINGS frame sent carries (nil: none), oldest first, until acknowledged.
-    private var sentLimits: [UInt32?] = []
-    private var limitInForce = NGHTTP2ServerHandler.limitBeforeAcknowledgement
-    private var openRequests: Set<Int32> = []
-    private var lastAccepted: Int32 = 0
+    private var streams = ConcurrentStreamLimit()
 
     private enum Inbound {
         case frame(HTTP2Frame)
@@ -75,7 +68,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     init(initialSettings: [HTTP2Setting], maxHeaderListSize: Int) {
         self.initialSettings = initialSettings
-        self.maxHeaderListSize = maxHeaderListSize
+        self.block = NGHTTP2HeaderBlock(limit: maxHeaderListSize)
     }
 
     // MARK: the channel
@@ -134,7 +127,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         switch frame.payload {
         case .headers(let headers):
             if headers.endStream {
-                result = NGHTTP2Wire.withNameValues(headers.headers) { nva, count in
+                result = nameValues.with(headers.headers) { nva, count in
                     nghttp2_submit_response(session, stream, nva, count, nil)
                 }
             } else {
@@ -162,7 +155,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             result = entries.withUnsafeBufferPointer {
                 nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
             }
-            if result == 0 { sentLimits.append(NGHTTP2Wire.limit(in: settings)) }
+            if result == 0 { streams.sent(NGHTTP2Wire.limit(in: settings)) }
         case .goAway(let last, let code, let opaque):
             var debug = opaque ?? ByteBuffer()
             let bytes = debug.readBytes(length: debug.readableBytes) ?? []
@@ -225,7 +218,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         session = created
         // nghttp2 is told no limit; the frame on the wire says the real one (``send``).
         prefaceLimit = NGHTTP2Wire.limit(in: initialSettings)
-        sentLimits.append(prefaceLimit)
+        streams.sent(prefaceLimit)
         let told = initialSettings.map { setting in
             setting.parameter == .maxConcurrentStreams
                 ? HTTP2Setting(parameter: .maxConcurrentStreams, value: Int(UInt32.max)) : setting
@@ -244,7 +237,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         var provider = nghttp2_data_provider(
             source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Wire.readBodyCallback)
         if let headers = heldHeaders.removeValue(forKey: stream) {
-            return NGHTTP2Wire.withNameValues(headers) { nva, count in
+            return nameValues.with(headers) { nva, count in
                 nghttp2_submit_response(session, stream, nva, count, &provider)
             }
         }
@@ -362,41 +355,31 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// False when the stream goes over the limit in force: the connection ends, as NIOHTTP2 ends it.
     func beginRequest(stream: Int32) -> Bool {
-        guard openRequests.count < Int(limitInForce) else {
+        guard streams.open(stream) else {
             endConnection(
-                "a provider opened more streams than SETTINGS_MAX_CONCURRENT_STREAMS (\(limitInForce))",
-                lastStream: lastAccepted)
+                "a provider opened more streams than SETTINGS_MAX_CONCURRENT_STREAMS (\(streams.inForce))",
+                lastStream: streams.lastAccepted)
             return false
         }
-        openRequests.insert(stream)
-        lastAccepted = max(lastAccepted, stream)
-        block = (stream, HPACKHeaders(), 0)
+        block.begin(stream: stream)
         return true
     }
 
     func beginTrailers(stream: Int32) {
-        block = (stream, HPACKHeaders(), 0)
+        block.begin(stream: stream)
     }
 
     /// False when the block goes over the header list limit: the connection ends.
     func header(
         stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
-    )
-        -> Bool
-    {
-        guard block?.stream == stream else { return true }
-        block!.size += name.count + value.count + 32
-        guard block!.size <= maxHeaderListSize else {
-            block = nil
-            endConnection(
-                "a request's header list is over \(maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)",
-                lastStream: lastAccepted)
-            return false
+    ) -> Bool {
+        guard block.add(stream: stream, name: name, value: value, neverIndexed: neverIndexed) == .overLimit else {
+            return true
         }
-        block!.fields.add(
-            name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self),
-            indexing: neverIndexed ? .neverIndexed : .indexable)
-        return true
+        endConnection(
+            "a request's header list is over \(block.limit) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)",
+            lastStream: streams.lastAccepted)
+        return false
     }
 
     func dataChunk(stream: Int32, _ chunk: UnsafeRawBufferPointer) {
@@ -414,13 +397,9 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
-            guard let received = block, received.stream == header.stream_id else { return }
-            block = nil
+            guard let fields = block.finish(stream: header.stream_id) else { return }
             inbound.append(
-                .frame(
-                    HTTP2Frame(
-                        streamID: stream, payload: .headers(.init(headers: received.fields, endStream: endStream)))
-                ))
+                .frame(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: fields, endStream: endStream)))))
         case NGHTTP2_DATA.rawValue:
             let body = header.stream_id == dataStream ? data : ByteBuffer()
             data = ByteBuffer()
@@ -433,8 +412,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             inbound.append(.frame(HTTP2Frame(streamID: stream, payload: .rstStream(code))))
         case NGHTTP2_SETTINGS.rawValue:
             // The provider acknowledged our oldest SETTINGS frame not yet acknowledged: its limit holds.
-            guard header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0, !sentLimits.isEmpty else { return }
-            if let limit = sentLimits.removeFirst() { limitInForce = limit }
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { streams.acknowledged() }
         default:
             // PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on.
             break
@@ -455,8 +433,8 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func streamClosed(_ stream: Int32, code: UInt32) {
-        openRequests.remove(stream)
-        if block?.stream == stream { block = nil }
+        streams.closed(stream)
+        block.end(stream: stream)
         heldHeaders[stream] = nil
         bodies[stream] = nil
         inbound.append(.closed(HTTP2StreamID(stream), code == 0 ? nil : HTTP2ErrorCode(networkCode: Int(code))))

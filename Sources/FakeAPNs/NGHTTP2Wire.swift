@@ -7,36 +7,6 @@ import NIOHTTP2
 /// nghttp2's in the preface (``NGHTTP2ServerHandler``).
 enum NGHTTP2Wire {
 
-    /// `headers` as nghttp2's name-value pairs (copied by nghttp2 before it returns), the never-indexed
-    /// and non-indexable ones marked NO_INDEX. Names and values are laid out in one buffer.
-    static func withNameValues(
-        _ headers: HPACKHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
-    ) -> Int32 {
-        guard !headers.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
-        var bytes: [UInt8] = []
-        var fields: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
-        fields.reserveCapacity(headers.count)
-        for (name, value, indexing) in headers {
-            let nameStart = bytes.count
-            bytes.append(contentsOf: name.utf8)
-            let valueStart = bytes.count
-            bytes.append(contentsOf: value.utf8)
-            let flag = indexing == .indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
-            fields.append((nameStart..<valueStart, valueStart..<bytes.count, UInt8(flag)))
-        }
-        // Never empty, so that every pointer is a real one (an empty value points at a byte it does not read).
-        bytes.append(0)
-        return bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let pairs = fields.map { field in
-                nghttp2_nv(
-                    name: base + field.name.lowerBound, value: base + field.value.lowerBound,
-                    namelen: field.name.count, valuelen: field.value.count, flags: field.flags)
-            }
-            return pairs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
-        }
-    }
-
     /// `settings` as nghttp2's entries; nil when a value does not fit a setting's 32 bits.
     static func entries(_ settings: [HTTP2Setting]) -> [nghttp2_settings_entry]? {
         var entries: [nghttp2_settings_entry] = []
@@ -142,5 +112,49 @@ extension NGHTTP2Wire {
             stream: stream, into: buffer, length: length, flags: &raised)
         flags.pointee = raised
         return count
+    }
+}
+
+/// Response fields as nghttp2's name-value pairs (which nghttp2 copies before it returns), the
+/// never-indexed and non-indexable ones marked NO_INDEX, laid out in buffers a connection reuses for
+/// every response.
+struct NGHTTP2NameValues {
+    private var bytes: [UInt8] = []
+    private var pairs: [nghttp2_nv] = []
+
+    mutating func with(_ headers: HPACKHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
+        guard !headers.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+        // Taken out of `self` while in use, so that neither is copied.
+        var bytes = self.bytes
+        var pairs = self.pairs
+        self.bytes = []
+        self.pairs = []
+        defer {
+            bytes.removeAll(keepingCapacity: true)
+            pairs.removeAll(keepingCapacity: true)
+            self.bytes = bytes
+            self.pairs = pairs
+        }
+        for (name, value, _) in headers {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: value.utf8)
+        }
+        // Never empty, so that every pointer is a real one (an empty value points at a byte it does not read).
+        bytes.append(0)
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            var offset = 0
+            for (name, value, indexing) in headers {
+                let nameCount = name.utf8.count
+                let valueCount = value.utf8.count
+                let flag = indexing == .indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
+                pairs.append(
+                    nghttp2_nv(
+                        name: base + offset, value: base + offset + nameCount, namelen: nameCount,
+                        valuelen: valueCount, flags: UInt8(flag)))
+                offset += nameCount + valueCount
+            }
+            return pairs.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
     }
 }

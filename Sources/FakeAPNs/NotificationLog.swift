@@ -45,7 +45,8 @@ public final class NotificationLog: Sendable {
 
         var entry: Entry {
             var fields: [String: String] = [:]
-            for (name, value) in headers { fields[name] = value }
+            // The provider token is the largest header and is never shown.
+            for (name, value) in headers { fields[name] = name == "authorization" ? "bearer <redacted>" : value }
             switch outcome {
             case .success(let notification):
                 return Entry(
@@ -62,20 +63,8 @@ public final class NotificationLog: Sendable {
     }
 
     private struct State {
-        /// With a retention: the generation before `records`, dropped whole when `records` fills up.
-        var older: [Record] = []
-        var records: [Record] = []
-        /// How many of the oldest records were forgotten; positions below count from the first ever.
-        var forgotten = 0
-
-        mutating func apply(_ fate: DeviceGateway.Fate, at position: Int) {
-            let local = position - forgotten
-            if local >= 0, local < older.count {
-                older[local].apply(fate)
-            } else if local >= older.count, local - older.count < records.count {
-                records[local - older.count].apply(fate)
-            }
-        }
+        /// The records kept: all of them, or the newest within the retention and the budget.
+        var records: Generations<Record>
         /// Where each notification still held or stored is (its position counted from the first
         /// record ever), so decisions update it without a scan.
         var acceptedIndex: [String: Int] = [:]
@@ -84,14 +73,27 @@ public final class NotificationLog: Sendable {
         var early: [String: DeviceGateway.Fate] = [:]
     }
 
-    private let state = LockedState(State())
-    private let retention: Int?
+    private let state: LockedState<State>
+    private let limited: Bool
 
-    /// - Parameter retention: keep only the newest this many entries (at least; older ones are
-    ///   forgotten in batches); nil keeps them all.
-    init(retention: Int? = nil) {
+    /// - Parameters:
+    ///   - retention: keep only the newest entries, at least this many unless the budget runs out first
+    ///     (older ones are forgotten in batches); nil and no budget keep them all.
+    ///   - budget: and never more than this many bytes of them, as ``estimatedBytes(headers:body:)``
+    ///     counts them (``Generations``); nil: no memory limit.
+    init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "the log must keep at least one entry")
-        self.retention = retention
+        state = LockedState(State(records: Generations(retention: retention, budget: budget)))
+        limited = retention != nil || budget != nil
+    }
+
+    /// What keeping a request's record costs, estimated generously: its fields' and body's bytes, 64
+    /// bytes more for each field (its strings' storage and its slot), and 512 for the record itself,
+    /// the accepted notification's fields and the log's index.
+    static func estimatedBytes(headers: [(name: String, value: String)], body: Data) -> Int {
+        var bytes = 512 + body.count
+        for (name, value) in headers { bytes += name.utf8.count + value.utf8.count + 64 }
+        return bytes
     }
 
     /// Records a request with the outcome of its validation and, for an accepted one, what the gateway
@@ -100,34 +102,28 @@ public final class NotificationLog: Sendable {
         _ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>,
         fate: DeviceGateway.Fate? = nil
     ) {
-        // The provider token is the largest header and is never shown: not kept.
-        var headers = request.headers
-        if let index = headers.firstIndex(where: { $0.name == "authorization" }) {
-            headers[index].value = "bearer <redacted>"
-        }
         let accepted: Bool
         if case .success = outcome { accepted = true } else { accepted = false }
+        // The provider token is kept as the request's own string (shared, not copied) and redacted
+        // whenever an entry is read.
         var record = Record(
-            headers: headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
+            headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
             decision: accepted ? "accepted" : "rejected", receivedAt: Date())
         if let fate { record.apply(fate) }
+        let bytes = limited ? Self.estimatedBytes(headers: record.headers, body: record.body) : 0
         let forgotten = state.withLock { state -> [Record] in
             // Only a notification still held or stored can be decided on again.
             if accepted, record.decision == "accepted" || record.decision == "stored" {
-                state.acceptedIndex[apnsId] = state.forgotten + state.older.count + state.records.count
+                state.acceptedIndex[apnsId] = state.records.nextPosition
                 if !state.early.isEmpty, let fate = state.early.removeValue(forKey: apnsId) { record.apply(fate) }
             }
-            state.records.append(record)
-            // Forgetting a whole generation at a time keeps the cost per entry constant; its records
-            // are freed after the lock is released.
-            guard let retention, state.records.count >= retention else { return [] }
-            let dropped = state.older
-            state.forgotten += dropped.count
-            state.older = state.records
-            state.records = []
-            state.records.reserveCapacity(retention)
-            let first = state.forgotten
-            if !dropped.isEmpty { state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first } }
+            // A whole generation is forgotten at a time, which keeps the cost per entry constant; its
+            // records are freed after the lock is released.
+            let dropped = state.records.append(record, bytes: bytes)
+            if !dropped.isEmpty, !state.acceptedIndex.isEmpty {
+                let first = state.records.forgotten
+                state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
+            }
             return dropped
         }
         _ = consume forgotten
@@ -139,19 +135,25 @@ public final class NotificationLog: Sendable {
                 state.early[apnsId] = fate
                 return
             }
-            state.apply(fate, at: position)
+            state.records.update(position: position) { $0.apply(fate) }
         }
     }
 
-    func removeAll() { state.withLock { $0 = State() } }
+    func removeAll() {
+        state.withLock { state in
+            state.records.removeAll()
+            state.acceptedIndex = [:]
+            state.early = [:]
+        }
+    }
 
     /// How many of the oldest entries were dropped to keep the log within its retention.
-    public var forgottenCount: Int { state.withLock { $0.forgotten } }
+    public var forgottenCount: Int { state.withLock { $0.records.forgotten } }
 
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
-        let (older, newer) = state.withLock { ($0.older, $0.records) }
+        let (older, newer) = state.withLock { ($0.records.older, $0.records.newer) }
         let records = older + newer
         return records.compactMap { record in
             guard token == nil || record.deviceToken == token else { return nil }

@@ -34,7 +34,7 @@ struct FaultProxyCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { fail("--port takes 0 to 65535, not \(port)", code: 2) }
         var logger = Logger(label: "harness")
         logger.logLevel = verbose ? .debug : .error
-        let timeline = Timeline(retention: 10_000)
+        let timeline = Timeline.served()
         let printer = Task {
             for await event in timeline.subscribe() {
                 if let line = EventFormatter.line(event) { say(line) }

@@ -80,9 +80,7 @@ struct Serve: AsyncParsableCommand {
         let pushes =
             replayPushes
             ? replayed.map { PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now) } : nil
-        // Nothing reads a served timeline back, so it keeps only recent events rather than growing for as
-        // long as the services run.
-        let timeline = Timeline(retention: 10_000)
+        let timeline = Timeline.served()
         let state = URL(fileURLWithPath: stateDir).standardizedFileURL
         if fresh {
             // SQLite's WAL mode keeps the database in three files; all go.

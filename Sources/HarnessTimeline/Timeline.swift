@@ -8,38 +8,56 @@ import Foundation
 /// already published, so a subscriber can never miss an event that raced its subscription.
 public final class Timeline: Sendable {
     private struct State {
-        /// With a retention: the generation before `events`, dropped whole when `events` fills up.
-        var older: [TimelineEvent] = []
-        var events: [TimelineEvent] = []
+        /// The events kept: all of them, or the newest within a retention and a memory budget.
+        var events: Generations<TimelineEvent>
         /// How many events were ever published, including those no longer kept.
         var published = 0
         var subscribers: [UUID: AsyncStream<TimelineEvent>.Continuation] = [:]
         var finished = false
     }
 
-    private let state = LockedState(State())
+    private let state: LockedState<State>
     private let start = ContinuousClock.now
     /// The wall-clock time at `start`: an event's date is this plus its elapsed time, one clock read.
     private let startDate = Date()
-    private let retention: Int?
+    /// Events are forgotten past a retention or a budget (and their size is estimated only then).
+    private let limited: Bool
     /// A stamped view's timeline, which holds the events; nil for a timeline of its own.
     private let base: Timeline?
     /// What a stamped view adds to every event published through it.
     private let stamp: EventAttributes
 
-    /// - Parameter retention: keep only the newest this many events (for a long-running `harness
-    ///   serve`, whose timeline nobody reads back); nil keeps them all, as a run's reports need.
-    public init(retention: Int? = nil) {
+    /// - Parameters:
+    ///   - retention: keep only the newest events, at least this many unless the budget runs out
+    ///     first (for a long-running `harness serve`, whose timeline nobody reads back); nil and no
+    ///     budget keep them all, as a run's reports need.
+    ///   - budget: and never more than this many bytes of them, as ``estimatedBytes(of:)`` counts
+    ///     them (``Generations``); nil: no memory limit.
+    public init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "a timeline must keep at least one event")
-        self.retention = retention
+        state = LockedState(State(events: Generations(retention: retention, budget: budget)))
+        limited = retention != nil || budget != nil
         base = nil
         stamp = [:]
     }
 
     private init(base: Timeline, stamp: EventAttributes) {
-        retention = nil
+        state = LockedState(State(events: Generations()))
+        limited = false
         self.base = base
         self.stamp = stamp
+    }
+
+    /// What keeping `event` costs, estimated generously: its strings' bytes, and 64 bytes more for each
+    /// (a string's storage and its slot in the list) on top of 256 for the event itself.
+    public static func estimatedBytes(of event: TimelineEvent) -> Int {
+        estimatedBytes(event.kind, event.source, event.attributes)
+    }
+
+    private static func estimatedBytes(_ kind: EventKind, _ source: String, _ attributes: EventAttributes) -> Int {
+        var bytes = 256 + kind.rawValue.utf8.count + source.utf8.count
+        for (key, value) in attributes { bytes += key.utf8.count + value.utf8.count + 64 }
+        return bytes
     }
 
     /// The same timeline, seen by a component that adds `attributes` to every event it publishes (one
@@ -55,6 +73,7 @@ public final class Timeline: Sendable {
         if let base { return base.publish(kind, source: source, attributes.merging(stamp)) }
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let bytes = limited ? Self.estimatedBytes(kind, source, attributes) : 0
         var forgotten: [TimelineEvent] = []
         let event = state.withLock { state in
             state.published += 1
@@ -62,15 +81,9 @@ public final class Timeline: Sendable {
                 sequence: state.published, elapsed: seconds, date: startDate.addingTimeInterval(seconds), kind: kind,
                 source: source,
                 attributes: attributes)
-            state.events.append(event)
-            // Forgetting a whole generation at a time keeps its cost constant per event; the events are
-            // freed after the lock is released, so other publishers do not wait for it.
-            if let retention, state.events.count >= retention {
-                forgotten = state.older
-                state.older = state.events
-                state.events = []
-                state.events.reserveCapacity(retention)
-            }
+            // A forgotten generation is freed after the lock is released, so other publishers do not
+            // wait for it.
+            forgotten = state.events.append(event, bytes: bytes)
             for continuation in state.subscribers.values { continuation.yield(event) }
             return event
         }
@@ -79,11 +92,11 @@ public final class Timeline: Sendable {
         return event
     }
 
-    /// Everything published so far, in order (the newest `retention` or more, when limited).
+    /// Everything published so far, in order (only the newest, when limited).
     public var events: [TimelineEvent] {
         if let base { return base.events }
         // Joined after the lock is released: publishers on the event loops wait for it.
-        let (older, newer) = state.withLock { ($0.older, $0.events) }
+        let (older, newer) = state.withLock { ($0.events.older, $0.events.newer) }
         return older + newer
     }
 
@@ -93,8 +106,8 @@ public final class Timeline: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
         let id = UUID()
         state.withLock { state in
-            for event in state.older { continuation.yield(event) }
-            for event in state.events { continuation.yield(event) }
+            for event in state.events.older { continuation.yield(event) }
+            for event in state.events.newer { continuation.yield(event) }
             if state.finished {
                 continuation.finish()
             } else {

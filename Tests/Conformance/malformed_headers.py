@@ -46,6 +46,7 @@ cases = {
     "keep-alive": request + [("keep-alive", "timeout=5")],
     "proxy-connection": request + [("proxy-connection", "keep-alive")],
     "upgrade": request + [("upgrade", "h2c")],
+    "non-ascii-name": request + [(b"apns-t\xc3\xa9pic", b"com.example.app")],
 }
 
 

@@ -34,7 +34,7 @@ import Testing
                 "uppercase-name", "connection-header", "transfer-encoding", "te-not-trailers", "pseudo-after-regular",
                 "unknown-pseudo", "repeated-pseudo", "no-path", "no-method", "empty-path", "space-in-name",
                 "newline-in-value", "value-with-leading-space", "value-with-trailing-tab", "nul-in-value", "keep-alive",
-                "proxy-connection", "upgrade", "pseudo-header-in-trailers",
+                "proxy-connection", "upgrade", "non-ascii-name", "pseudo-header-in-trailers",
             ]
             #expect(
                 lines == malformed.map { "reset \($0) 1" } + ["answered well-formed 403", "done"],

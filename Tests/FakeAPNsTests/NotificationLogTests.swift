@@ -47,7 +47,20 @@ import Testing
         #expect(log.entries(deviceToken: token).last?.decision == "delivered")
     }
 
-    @Test func theProviderTokenIsNeverKept() {
+    @Test func aBudgetedLogKeepsItsNewestEntriesWithinTheBudget() {
+        let one = NotificationLog.estimatedBytes(headers: request(token: "aa10").headers, body: request(token: "").body)
+        let log = NotificationLog(retention: 100_000, budget: 40 * one)
+        for index in 10..<1_000 {
+            log.append(request(token: "aa\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
+        }
+        let kept = log.entries()
+        // Twenty entries fill half the budget: the newest 20 to 40 are kept.
+        #expect((20...40).contains(kept.count))
+        #expect(log.forgottenCount == 990 - kept.count)
+        #expect(kept.map(\.apnsId) == (1_000 - kept.count..<1_000).map { "ID-\($0)" })
+    }
+
+    @Test func theProviderTokenIsNeverShown() {
         let log = NotificationLog()
         log.append(request(token: "ab"), apnsId: "ID", outcome: .failure(.badDeviceToken))
         #expect(log.entries().first?.headers["authorization"] == "bearer <redacted>")

@@ -118,3 +118,17 @@ import Testing
         #expect(waited.sequence == 1)
     }
 }
+
+@Suite struct TimelineBudgetTests {
+    @Test func aBudgetedTimelineKeepsItsNewestEventsWithinTheBudget() {
+        let event = TimelineEvent(
+            sequence: 1, elapsed: 0, date: .init(), kind: "a.event", source: "test", attributes: ["index": "1000"])
+        let budget = 100 * Timeline.estimatedBytes(of: event)
+        let timeline = Timeline(budget: budget)
+        for index in 1...1_000 { timeline.publish("a.event", source: "test", ["index": "\(index)"]) }
+        let events = timeline.events
+        #expect(events.reduce(0) { $0 + Timeline.estimatedBytes(of: $1) } <= budget)
+        #expect((50...100).contains(events.count))
+        #expect(events.map(\.sequence) == Array((1_001 - events.count)...1_000))
+    }
+}

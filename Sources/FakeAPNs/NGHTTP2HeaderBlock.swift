@@ -1,0 +1,104 @@
+import Foundation
+import NIOHPACK
+
+/// A request's header block as nghttp2 hands it over, one field at a time, made into the
+/// `HPACKHeaders` of a HEADERS frame: counted against the header list limit (RFC 9113 section 6.5.2,
+/// name and value plus 32 a field), which nghttp2 does not enforce.
+///
+/// A provider sends the same fields on every request (its token, topic, path), and HPACK hands them
+/// over as the same bytes again: a field equal to one of the connection's earlier ones shares its
+/// strings rather than making new ones, which saves every request allocations and keeps one copy of
+/// the provider token in the notification log, however many requests refer to it.
+struct NGHTTP2HeaderBlock {
+    /// The most a block may take, `SETTINGS_MAX_HEADER_LIST_SIZE`.
+    let limit: Int
+    /// The stream whose block is being read; 0: none.
+    private(set) var stream: Int32 = 0
+    private var fields = HPACKHeaders()
+    private var size = 0
+    /// Earlier fields of the connection, the newest for each name, at most ``rememberedNames`` names.
+    private var remembered: [(name: String, value: String)] = []
+    static let rememberedNames = 16
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// A block starts on `stream` (a request's, or its trailers).
+    mutating func begin(stream: Int32) {
+        self.stream = stream
+        fields = HPACKHeaders()
+        size = 0
+    }
+
+    enum Added: Equatable {
+        case added
+        /// The field is not part of a block being read (its stream's was abandoned).
+        case ignored
+        /// The block is over ``limit``: the connection ends.
+        case overLimit
+    }
+
+    /// Adds a field of `stream`'s block. A name with bytes outside ASCII, which HTTP/2 forbids, is kept
+    /// with `?` in their place, so that the block's check finds it malformed and resets its stream.
+    mutating func add(
+        stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
+    ) -> Added {
+        guard stream == self.stream, stream != 0 else { return .ignored }
+        size += name.count + value.count + 32
+        guard size <= limit else {
+            end(stream: stream)
+            return .overLimit
+        }
+        let (nameString, valueString) = strings(name: name, value: value)
+        fields.add(name: nameString, value: valueString, indexing: neverIndexed ? .neverIndexed : .indexable)
+        return .added
+    }
+
+    /// The block of `stream`, complete; nil when no block of that stream is being read.
+    mutating func finish(stream: Int32) -> HPACKHeaders? {
+        guard stream == self.stream, stream != 0 else { return nil }
+        defer { end(stream: stream) }
+        return fields
+    }
+
+    /// Abandons `stream`'s block, if it is the one being read.
+    mutating func end(stream: Int32) {
+        guard stream == self.stream else { return }
+        self.stream = 0
+        fields = HPACKHeaders()
+    }
+
+    /// The field as strings, shared with an earlier field of the same name and value when there is one.
+    private mutating func strings(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
+    ) -> (String, String) {
+        if let index = remembered.firstIndex(where: { Self.equal($0.name, name) }) {
+            let known = remembered[index]
+            if Self.equal(known.value, value) { return known }
+            let field = (known.name, String(decoding: value, as: UTF8.self))
+            remembered[index] = field
+            return field
+        }
+        let ascii = name.allSatisfy { $0 < 0x80 }
+        let nameString =
+            ascii
+            ? String(decoding: name, as: UTF8.self)
+            : String(decoding: name.map { $0 < 0x80 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        let field = (nameString, String(decoding: value, as: UTF8.self))
+        // A name with `?` never equals the bytes it came from: it is not remembered.
+        if ascii {
+            if remembered.count == Self.rememberedNames { remembered.removeFirst() }
+            remembered.append(field)
+        }
+        return field
+    }
+
+    private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard string.utf8.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return string.utf8.withContiguousStorageIfAvailable { stored in
+            memcmp(stored.baseAddress!, base, bytes.count) == 0
+        } ?? string.utf8.elementsEqual(bytes)
+    }
+}

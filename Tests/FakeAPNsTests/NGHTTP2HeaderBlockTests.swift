@@ -1,0 +1,75 @@
+import NIOHPACK
+import Testing
+
+@testable import FakeAPNs
+
+/// A request header block read field by field, as nghttp2 hands it over.
+@Suite struct NGHTTP2HeaderBlockTests {
+    func add(_ block: inout NGHTTP2HeaderBlock, stream: Int32, _ name: String, _ value: String)
+        -> NGHTTP2HeaderBlock.Added
+    {
+        Array(name.utf8).withUnsafeBufferPointer { name in
+            Array(value.utf8).withUnsafeBufferPointer { value in
+                block.add(stream: stream, name: name, value: value, neverIndexed: false)
+            }
+        }
+    }
+
+    /// Where a string's bytes are: two strings sharing storage give the same address.
+    func storage(_ string: String) -> UnsafePointer<UInt8>? {
+        string.utf8.withContiguousStorageIfAvailable { $0.baseAddress } ?? nil
+    }
+
+    @Test func aBlockIsTheFieldsOfItsStreamInOrder() {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        block.begin(stream: 1)
+        let method = add(&block, stream: 1, ":method", "POST")
+        let other = add(&block, stream: 3, "apns-topic", "other")
+        let topic = add(&block, stream: 1, "apns-topic", "com.example.app")
+        #expect(method == .added && topic == .added)
+        #expect(other == .ignored, "not the block being read")
+        let fields = block.finish(stream: 1)
+        #expect(fields.map { $0.map { "\($0.name)=\($0.value)" } } == [":method=POST", "apns-topic=com.example.app"])
+        let again = block.finish(stream: 1)
+        #expect(again == nil, "finished once")
+        let late = add(&block, stream: 1, "late", "x")
+        #expect(late == .ignored)
+    }
+
+    @Test func aFieldRepeatedOnALaterRequestSharesItsStrings() {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        let token = "bearer " + String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 10)
+        block.begin(stream: 1)
+        _ = add(&block, stream: 1, "authorization", token)
+        let first = block.finish(stream: 1)!.first(name: "authorization")!
+        block.begin(stream: 3)
+        _ = add(&block, stream: 3, "authorization", token)
+        let second = block.finish(stream: 3)!.first(name: "authorization")!
+        #expect(first == token && second == token)
+        #expect(storage(first) == storage(second))
+        block.begin(stream: 5)
+        _ = add(&block, stream: 5, "authorization", token + "x")
+        let third = block.finish(stream: 5)!.first(name: "authorization")!
+        #expect(third == token + "x" && storage(third) != storage(first))
+    }
+
+    @Test func aNameOutsideASCIIIsKeptWithQuestionMarksForTheCheckToRefuse() {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        block.begin(stream: 1)
+        _ = add(&block, stream: 1, "apns-t\u{e9}pic", "x")
+        let fields = block.finish(stream: 1)!
+        #expect(fields.map(\.name) == ["apns-t??pic"])
+        #expect(RequestHeaderCheck.problem(fields, trailers: false) != nil)
+    }
+
+    @Test func aBlockOverTheLimitEndsIt() {
+        var block = NGHTTP2HeaderBlock(limit: 100)
+        block.begin(stream: 1)
+        // 32 + 1 + 40 = 73, then 146: over 100.
+        let first = add(&block, stream: 1, "a", String(repeating: "v", count: 40))
+        let second = add(&block, stream: 1, "b", String(repeating: "v", count: 40))
+        #expect(first == .added && second == .overLimit)
+        let fields = block.finish(stream: 1)
+        #expect(fields == nil)
+    }
+}
