@@ -23,9 +23,9 @@ public struct FakeAPNsConfiguration: Sendable {
     public var feedbackPort: Int?
     /// The inspection and control API (plain HTTP/1.1).
     public var controlPort = 0
-    /// What speaks HTTP/2 on the provider API's connections: SwiftNIO's NIOHTTP2, or libnghttp2 (the
-    /// library nghttpd is built on). `PUSHHARNESS_APNS_HTTP2=nghttp2` in the environment makes
-    /// libnghttp2 the default, so that a whole test suite runs on it.
+    /// What speaks HTTP/2 on the provider API's connections: libnghttp2 (the library nghttpd is built
+    /// on, the default), or SwiftNIO's NIOHTTP2 until it goes. `PUSHHARNESS_APNS_HTTP2=nio` in the
+    /// environment makes NIOHTTP2 the default, so that a whole test suite runs on it.
     public var http2 = HTTP2Engine.fromEnvironment
     public var teamId = "HARNESSTM1"
     public var keyId = "HARNESSK01"
@@ -65,8 +65,8 @@ public enum HTTP2Engine: String, Sendable, CaseIterable {
     case nio
     case nghttp2
 
-    /// `PUSHHARNESS_APNS_HTTP2`'s engine, or ``nio``.
+    /// `PUSHHARNESS_APNS_HTTP2`'s engine, or ``nghttp2``.
     static var fromEnvironment: HTTP2Engine {
-        ProcessInfo.processInfo.environment["PUSHHARNESS_APNS_HTTP2"].flatMap(HTTP2Engine.init(rawValue:)) ?? .nio
+        ProcessInfo.processInfo.environment["PUSHHARNESS_APNS_HTTP2"].flatMap(HTTP2Engine.init(rawValue:)) ?? .nghttp2
     }
 }

@@ -28,6 +28,8 @@ struct NGHTTP2HeaderBlock {
     mutating func begin(stream: Int32) {
         self.stream = stream
         fields = HPACKHeaders()
+        // Room for as many fields as the connection's requests have had: one allocation, not several.
+        fields.reserveCapacity(max(remembered.count, 8))
         size = 0
     }
 

@@ -35,15 +35,14 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var inSession = false
     /// What the callbacks made, handed on once nghttp2 has returned.
     private var inbound: [Inbound] = []
+    private var spare: [Inbound] = []
     /// The request header block being read (blocks never interleave: CONTINUATION follows at once).
     private var block: NGHTTP2HeaderBlock
     /// The DATA frame being read (its chunks come one after the other), and its stream.
     private var data = ByteBuffer()
     private var dataStream: Int32 = 0
-    /// Response HEADERS waiting for the DATA they go with, and response bodies being sent, by stream.
-    private var heldHeaders: [Int32: HPACKHeaders] = [:]
-    private var bodies: [Int32: ByteBuffer] = [:]
-    private var nameValues = NGHTTP2NameValues()
+    /// What the handlers above write, submitted to nghttp2.
+    private var outbound = NGHTTP2Outbound()
     /// The promises of frames submitted since the last flush, completed when their bytes are written.
     private var promises: [EventLoopPromise<Void>] = []
     /// A connection error to report once its GOAWAY is out; reported once.
@@ -123,60 +122,10 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             promise?.fail(SessionError(description: "stream \(stream) is closed"))
             return
         }
-        var result: Int32 = 0
-        switch frame.payload {
-        case .headers(let headers):
-            if headers.endStream {
-                result = nameValues.with(headers.headers) { nva, count in
-                    nghttp2_submit_response(session, stream, nva, count, nil)
-                }
-            } else {
-                heldHeaders[stream] = headers.headers
-            }
-        case .data(let payload):
-            guard case .byteBuffer(var bytes) = payload.data else {
-                promise?.fail(SessionError(description: "file regions are not sent over HTTP/2 here"))
-                return
-            }
-            if bodies[stream] == nil {
-                bodies[stream] = bytes
-            } else {
-                bodies[stream]!.writeBuffer(&bytes)
-            }
-            if payload.endStream { result = submitBody(of: stream, session: session) }
-        case .rstStream(let code):
-            result = nghttp2_submit_rst_stream(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(truncatingIfNeeded: code.networkCode))
-        case .settings(.settings(let settings)):
-            guard let entries = NGHTTP2Wire.entries(settings) else {
-                promise?.fail(SessionError(description: "a setting's value is out of range"))
-                return
-            }
-            result = entries.withUnsafeBufferPointer {
-                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
-            }
-            if result == 0 { streams.sent(NGHTTP2Wire.limit(in: settings)) }
-        case .goAway(let last, let code, let opaque):
-            var debug = opaque ?? ByteBuffer()
-            let bytes = debug.readBytes(length: debug.readableBytes) ?? []
-            result = bytes.withUnsafeBufferPointer {
-                nghttp2_submit_goaway(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), Int32(last),
-                    UInt32(truncatingIfNeeded: code.networkCode), $0.baseAddress, $0.count)
-            }
-        case .ping(let data, let ack):
-            guard !ack else { break }
-            var payload = data.bytes
-            result = withUnsafeBytes(of: &payload) { raw in
-                nghttp2_submit_ping(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            }
-        default:
-            // Window updates are nghttp2's own (at half the window); nothing else is written from above.
-            break
-        }
-        if result < 0 {
-            promise?.fail(SessionError(description: String(cString: nghttp2_strerror(result))))
+        do {
+            if case .some(let limit) = try outbound.submit(frame, to: session) { streams.sent(limit) }
+        } catch {
+            promise?.fail(SessionError(description: error.description))
             return
         }
         if let promise { promises.append(promise) }
@@ -229,19 +178,6 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             }
         }
         send(context)
-    }
-
-    /// The response body of `stream`, sent from ``bodies`` through a data provider, after its held
-    /// HEADERS if any.
-    private func submitBody(of stream: Int32, session: OpaquePointer) -> Int32 {
-        var provider = nghttp2_data_provider(
-            source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Wire.readBodyCallback)
-        if let headers = heldHeaders.removeValue(forKey: stream) {
-            return nameValues.with(headers) { nva, count in
-                nghttp2_submit_response(session, stream, nva, count, &provider)
-            }
-        }
-        return nghttp2_submit_data(session, UInt8(NGHTTP2_FLAG_END_STREAM.rawValue), stream, &provider)
     }
 
     /// Everything nghttp2 has to send, in one write, then one flush; the promises of the frames it
@@ -318,8 +254,14 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// Hands on what the callbacks queued: frames up the pipeline, closed streams as NIOHTTP2's event.
     private func deliver(_ context: ChannelHandlerContext) {
         while !inbound.isEmpty {
-            let batch = inbound
-            inbound = []
+            // The two lists take turns, so that neither is allocated again for every read.
+            var batch: [Inbound] = []
+            swap(&batch, &spare)
+            swap(&batch, &inbound)
+            defer {
+                batch.removeAll(keepingCapacity: true)
+                spare = batch
+            }
             for item in batch {
                 switch item {
                 case .frame(let frame): context.fireChannelRead(wrapInboundOut(frame))
@@ -435,8 +377,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func streamClosed(_ stream: Int32, code: UInt32) {
         streams.closed(stream)
         block.end(stream: stream)
-        heldHeaders[stream] = nil
-        bodies[stream] = nil
+        outbound.closed(stream)
         inbound.append(.closed(HTTP2StreamID(stream), code == 0 ? nil : HTTP2ErrorCode(networkCode: Int(code))))
     }
 
@@ -444,24 +385,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32)
         -> Int
     {
-        guard var body = bodies[stream] else {
-            flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            return 0
-        }
-        let count = min(length, body.readableBytes)
-        if count > 0 {
-            body.withUnsafeReadableBytes { raw in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: count)
-            }
-        }
-        body.moveReaderIndex(forwardBy: count)
-        if body.readableBytes == 0 {
-            bodies[stream] = nil
-            flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
-        } else {
-            bodies[stream] = body
-        }
-        return count
+        outbound.readBody(stream: stream, into: buffer, length: length, flags: &flags)
     }
 
     static func handler(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2ServerHandler {

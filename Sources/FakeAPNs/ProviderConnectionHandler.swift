@@ -28,9 +28,13 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         var headers: [(name: String, value: String)] = []
         var body = ByteBuffer()
 
-        /// Keeps the body's bytes up to ``maximumBodySize``; beyond, they are read and dropped.
+        /// Keeps the body's bytes up to ``maximumBodySize``; beyond, they are read and dropped. A body
+        /// that comes in one DATA frame, as a push's does, is kept as the frame's own buffer.
         mutating func append(_ bytes: inout ByteBuffer) {
-            if body.readableBytes + bytes.readableBytes <= ProviderConnectionHandler.maximumBodySize {
+            guard body.readableBytes + bytes.readableBytes <= ProviderConnectionHandler.maximumBodySize else { return }
+            if body.readableBytes == 0 {
+                body = bytes
+            } else {
                 body.writeBuffer(&bytes)
             }
         }

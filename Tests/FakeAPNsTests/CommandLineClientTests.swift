@@ -6,10 +6,11 @@ import Testing
 
 /// Apple's own command-line recipe (openssl + curl) and nghttp's view of the raw HTTP/2 exchange.
 @Suite struct CommandLineClientTests {
-    func startServer(engine: HTTP2Engine = .nio) async throws -> (FakeAPNsServer, String) {
+    /// A server on `engine`, or on the configuration's default engine.
+    func startServer(engine: HTTP2Engine? = nil) async throws -> (FakeAPNsServer, String) {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
-        configuration.http2 = engine
+        if let engine { configuration.http2 = engine }
         let server = try await FakeAPNsServer.start(configuration: configuration, timeline: Timeline())
         return (server, server.gateway.register(topic: "com.razeware.NASA-TV") { _ in })
     }
