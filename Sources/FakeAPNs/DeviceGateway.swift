@@ -154,10 +154,11 @@ public final class DeviceGateway: Sendable {
         }
         let token = notification.deviceToken
         let decision: Decision = devices.withLock { devices in
-            guard let device = devices[token] else { return .discard("no such device") }
-            if device.online {
+            // Only the fields needed, not a copy of the whole device (its tables, its closure).
+            guard let online = devices[token]?.online else { return .discard("no such device") }
+            if online {
                 guard (notification.priority < 10), (policy.coalescingWindow > .zero) else {
-                    return .deliver(device.deliver)
+                    return .deliver(devices[token]?.deliver)
                 }
                 let previous = devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
                 return .coalesce(replacing: previous)

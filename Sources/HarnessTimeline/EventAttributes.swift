@@ -8,27 +8,28 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 {
     public typealias Element = (key: String, value: String)
 
-    private var pairs: [Element]
+    /// As the literal wrote them: its array is kept as it is, not copied into labelled pairs.
+    private var pairs: [(String, String)]
 
     /// The names must differ, as in a dictionary literal (checked in debug builds).
     public init(dictionaryLiteral elements: (String, String)...) {
-        pairs = elements.map { (key: $0.0, value: $0.1) }
-        assert(Set(pairs.map(\.key)).count == pairs.count, "an event attribute named twice: \(pairs.map(\.key))")
+        pairs = elements
+        assert(Set(pairs.map(\.0)).count == pairs.count, "an event attribute named twice: \(pairs.map(\.0))")
     }
 
     public init(_ dictionary: [String: String]) {
-        pairs = dictionary.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }
+        pairs = dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
     /// The value named `key`; setting nil removes it, setting a present name replaces its value.
     public subscript(key: String) -> String? {
-        get { pairs.first { $0.key == key }?.value }
+        get { pairs.first { $0.0 == key }?.1 }
         set {
-            let index = pairs.firstIndex { $0.key == key }
+            let index = pairs.firstIndex { $0.0 == key }
             switch (index, newValue) {
-            case (let index?, let value?): pairs[index].value = value
+            case (let index?, let value?): pairs[index].1 = value
             case (let index?, nil): pairs.remove(at: index)
-            case (nil, let value?): pairs.append((key: key, value: value))
+            case (nil, let value?): pairs.append((key, value))
             case (nil, nil): break
             }
         }
@@ -36,15 +37,23 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 
     public var count: Int { pairs.count }
     public var isEmpty: Bool { pairs.isEmpty }
-    public var keys: [String] { pairs.map(\.key) }
+    public var keys: [String] { pairs.map(\.0) }
     public var dictionary: [String: String] { Dictionary(pairs, uniquingKeysWith: { _, last in last }) }
 
-    public func makeIterator() -> IndexingIterator<[Element]> { pairs.makeIterator() }
+    public func makeIterator() -> Iterator { Iterator(pairs: pairs.makeIterator()) }
+
+    public struct Iterator: IteratorProtocol {
+        var pairs: IndexingIterator<[(String, String)]>
+
+        public mutating func next() -> Element? {
+            pairs.next().map { (key: $0.0, value: $0.1) }
+        }
+    }
 
     /// Adds `other`'s fields; where both name one, `self`'s value stays.
     public func merging(_ other: EventAttributes) -> EventAttributes {
         var merged = self
-        for (key, value) in other where merged[key] == nil { merged.pairs.append((key: key, value: value)) }
+        for (key, value) in other where merged[key] == nil { merged.pairs.append((key, value)) }
         return merged
     }
 
@@ -54,7 +63,7 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 
     /// `{name: value, …}` by name, as expectations write them.
     public var description: String {
-        "{" + pairs.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "}"
+        "{" + pairs.sorted { $0.0 < $1.0 }.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + "}"
     }
 
     public init(from decoder: any Decoder) throws {
