@@ -1,6 +1,9 @@
 import Foundation
 import HTTPServiceSupport
+import HarnessTimeline
 import NIOCore
+import NIOEmbedded
+import NIOHTTP2
 
 /// FakeAPNs's control API bodies, reachable by the fuzzer (`Sources/HarnessFuzzer`): an injected
 /// failure, a rate limit and a certificate request as a client sends them; what passes the checks is
@@ -58,5 +61,40 @@ import NIOCore
                 }
             }
         }
+    }
+
+    /// A provider connection's bytes after the client preface, through the HTTP/2 layer (libnghttp2
+    /// and its handler) and ``ProviderConnectionHandler`` to the provider API, as a TLS connection's
+    /// plaintext: frames of every kind, HPACK blocks, header fields of any bytes, bodies, trailers.
+    /// Returns the statuses the provider API decided, in order.
+    @discardableResult
+    public static func providerConnection(_ bytes: [UInt8]) -> [Int] {
+        let timeline = Timeline(retention: 100)
+        let log = NotificationLog(retention: 100)
+        let gateway = DeviceGateway(timeline: timeline, log: log, policy: DeliveryPolicy())
+        _ = gateway.register(topic: "com.example.app") { _ in }
+        let endpoint = ProviderEndpoint(
+            verifier: ProviderTokenVerifier(), gateway: gateway, log: log, faults: FaultInjector(), timeline: timeline)
+        let channel = EmbeddedChannel()
+        let settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.unauthenticatedConcurrentStreams),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: FakeAPNsServer.maxHeaderListSize),
+        ]
+        do {
+            try channel.pipeline.syncOperations.addHandler(
+                NGHTTP2ServerHandler(initialSettings: settings, maxHeaderListSize: FakeAPNsServer.maxHeaderListSize))
+            try channel.pipeline.syncOperations.addHandler(
+                ProviderConnectionHandler(endpoint: endpoint, connection: ProviderConnection(environment: "sandbox")))
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+            var input = channel.allocator.buffer(capacity: 24 + bytes.count)
+            input.writeString("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            input.writeBytes(bytes)
+            try channel.writeInbound(input)
+        } catch {
+            // A connection the server ended (a protocol error, a closed channel) is an answer too.
+        }
+        while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+        _ = try? channel.finish()
+        return log.entries().map(\.status)
     }
 }

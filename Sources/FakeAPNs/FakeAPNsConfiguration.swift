@@ -23,10 +23,6 @@ public struct FakeAPNsConfiguration: Sendable {
     public var feedbackPort: Int?
     /// The inspection and control API (plain HTTP/1.1).
     public var controlPort = 0
-    /// What speaks HTTP/2 on the provider API's connections: libnghttp2 (the library nghttpd is built
-    /// on, the default), or SwiftNIO's NIOHTTP2 until it goes. `PUSHHARNESS_APNS_HTTP2=nio` in the
-    /// environment makes NIOHTTP2 the default, so that a whole test suite runs on it.
-    public var http2 = HTTP2Engine.fromEnvironment
     public var teamId = "HARNESSTM1"
     public var keyId = "HARNESSK01"
     /// Restricts the generated key to one environment, as Apple's team-scoped keys are; nil: both.
@@ -57,16 +53,5 @@ public struct FakeAPNsConfiguration: Sendable {
 
     public init(credentialsDirectory: URL) {
         self.credentialsDirectory = credentialsDirectory
-    }
-}
-
-/// The HTTP/2 implementation under FakeAPNs's provider API.
-public enum HTTP2Engine: String, Sendable, CaseIterable {
-    case nio
-    case nghttp2
-
-    /// `PUSHHARNESS_APNS_HTTP2`'s engine, or ``nghttp2``.
-    static var fromEnvironment: HTTP2Engine {
-        ProcessInfo.processInfo.environment["PUSHHARNESS_APNS_HTTP2"].flatMap(HTTP2Engine.init(rawValue:)) ?? .nghttp2
     }
 }

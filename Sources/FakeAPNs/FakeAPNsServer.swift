@@ -155,18 +155,10 @@ public final class FakeAPNsServer: Service, Sendable {
                 HTTP2Setting(parameter: .maxConcurrentStreams, value: unauthenticatedConcurrentStreams),
                 HTTP2Setting(parameter: .maxHeaderListSize, value: maxHeaderListSize),
             ]
-            switch configuration.http2 {
-            case .nio:
-                var settings = NIOHTTP2Handler.ConnectionConfiguration()
-                settings.initialSettings = initialSettings
-                // ProviderConnectionHandler checks request header blocks itself (RequestHeaderCheck), in
-                // one pass, and writes only well-formed responses.
-                settings.headerBlockValidation = .disabled
-                try pipeline.addHandler(NIOHTTP2Handler(mode: .server, connectionConfiguration: settings))
-            case .nghttp2:
-                try pipeline.addHandler(
-                    NGHTTP2ServerHandler(initialSettings: initialSettings, maxHeaderListSize: maxHeaderListSize))
-            }
+            // HTTP/2 on libnghttp2; ProviderConnectionHandler checks request header blocks itself
+            // (RequestHeaderCheck) and answers from the frames.
+            try pipeline.addHandler(
+                NGHTTP2ServerHandler(initialSettings: initialSettings, maxHeaderListSize: maxHeaderListSize))
             try pipeline.addHandler(
                 ProviderConnectionHandler(
                     endpoint: endpoint, connection: ProviderConnection(environment: environment),

@@ -6,14 +6,14 @@ import NIOHTTP2
 import NIOSSL
 import Recording
 
-/// Serves one provider connection from its HTTP/2 frames: collects each stream's request, lets the
-/// endpoint decide, and answers on the same stream.
+/// Serves one provider connection from the HTTP/2 frames ``NGHTTP2ServerHandler`` hands up: collects
+/// each stream's request, lets the endpoint decide, and answers on the same stream.
 ///
-/// Streams are not given channels of their own (NIOHTTP2's multiplexer): a push is a single small
-/// request and a one-frame answer, and a channel and pipeline per stream cost more than everything
-/// FakeAPNs does for the push. Without the multiplexer this handler also keeps the receive windows
-/// open, as the multiplexer would. A bodiless `200` goes out as one HEADERS frame with END_STREAM,
-/// which is what aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses aioapns).
+/// Streams are not given channels of their own: a push is a single small request and a one-frame
+/// answer, and a channel and pipeline per stream cost more than everything FakeAPNs does for the push.
+/// nghttp2 keeps the receive windows open itself. A bodiless `200` goes out as one HEADERS frame with
+/// END_STREAM, which is what aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses
+/// aioapns).
 final class ProviderConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
     typealias OutboundOut = HTTP2Frame
@@ -21,8 +21,6 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     /// Request bodies beyond this are not kept in memory (APNs allows 5 KB); the rest is read and
     /// dropped, and the validator still sees that the payload is too large.
     static let maximumBodySize = 64 * 1024
-    /// The receive window each stream and the connection are kept at: HTTP/2's initial size.
-    static let receiveWindow = 65_535
 
     private struct PendingRequest {
         var headers: [(name: String, value: String)] = []
@@ -104,42 +102,22 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The most frequent first: each stream is created and closed, and its window may move.
-        switch event {
-        case is NIOHTTP2StreamCreatedEvent:
-            break
-        case let closed as StreamClosedEvent:
+        if let closed = event as? StreamClosedEvent {
             pending[closed.streamID] = nil
-        case let window as NIOHTTP2WindowUpdatedEvent:
-            // Reopen a receive window once half of it is used: the connection's always, a stream's while
-            // its request is still arriving.
-            if let size = window.inboundWindowSize, size <= Self.receiveWindow / 2,
-                window.streamID == .rootStream || pending[window.streamID] != nil
-            {
-                write(
-                    HTTP2Frame(
-                        streamID: window.streamID,
-                        payload: .windowUpdate(windowSizeIncrement: Self.receiveWindow - size)),
-                    context: context)
-            }
-        default:
-            // The stream events above are this handler's alone; an idle timeout goes on to
-            // ConnectionGoAway.
+        } else {
+            // An idle timeout goes on to ConnectionGoAway.
             context.fireUserInboundEventTriggered(event)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A stream error was answered with RST_STREAM by NIOHTTP2 and ends only that stream; anything
-        // else (a protocol error, already answered with GOAWAY, or TLS) ends the connection.
-        if let streamError = error as? NIOHTTP2Errors.StreamError {
-            pending[streamError.streamID] = nil
-        } else {
-            endpoint.timeline.publish(
-                .apnsConnectionClosed, source: "apns",
-                ["client": context.remoteAddress?.description ?? "-", "why": "\(error)"])
-            context.close(promise: nil)
-        }
+        // A stream's error was answered with RST_STREAM by nghttp2 and ends only that stream (it comes
+        // as StreamClosedEvent); an error here (a protocol error, already answered with GOAWAY, or TLS)
+        // ends the connection.
+        endpoint.timeline.publish(
+            .apnsConnectionClosed, source: "apns",
+            ["client": context.remoteAddress?.description ?? "-", "why": "\(error)"])
+        context.close(promise: nil)
     }
 
     /// Ends a stream whose request is malformed with RST_STREAM PROTOCOL_ERROR (RFC 9113 section 8.1.1);

@@ -10,6 +10,9 @@ import HarnessCore
 enum FuzzTarget: String, CaseIterable {
     /// The provider API: request headers and body, the JWT, a client certificate.
     case providerRequest = "provider-request"
+    /// The provider API's HTTP/2: a connection's bytes after the preface, through libnghttp2 and the
+    /// handlers above it to the validator.
+    case providerConnection = "provider-http2"
     /// The legacy binary gateway: a connection's bytes, commands 0, 1 and 2.
     case legacyGateway = "legacy-gateway"
     /// The media server: request target, `Range` and conditionals, glob patterns, fault rules and settings.
@@ -26,6 +29,7 @@ enum FuzzTarget: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .providerRequest: ProviderRequestTarget.run(bytes)
+        case .providerConnection: FakeAPNsFuzzing.providerConnection(bytes)
         case .legacyGateway: FakeAPNsFuzzing.legacyStream(bytes)
         case .mediaRequest: MediaServerFuzzing.request(bytes)
         case .controlJSON:

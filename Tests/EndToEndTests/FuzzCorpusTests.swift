@@ -6,8 +6,8 @@ import Testing
 /// without crashing: the fuzzer's finds stay regression tests.
 @Suite struct FuzzCorpusTests {
     static let targets = [
-        "provider-request", "legacy-gateway", "media-request", "control-json", "parse-push", "harness-yml",
-        "device-message",
+        "provider-request", "provider-http2", "legacy-gateway", "media-request", "control-json", "parse-push",
+        "harness-yml", "device-message",
     ]
 
     @Test(arguments: targets)

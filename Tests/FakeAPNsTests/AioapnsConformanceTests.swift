@@ -35,11 +35,9 @@ import Testing
         ("unregistered", "410", "Unregistered"),
     ]
 
-    @Test(arguments: HTTP2Engine.allCases)
-    func aioapnsSeesApplesAnswers(engine: HTTP2Engine) async throws {
+    @Test func aioapnsSeesApplesAnswers() async throws {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
-        configuration.http2 = engine
         let timeline = Timeline()
         let server = try await FakeAPNsServer.start(configuration: configuration, timeline: timeline)
         let topic = "com.razeware.NASA-TV"

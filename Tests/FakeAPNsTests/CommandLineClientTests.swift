@@ -6,11 +6,9 @@ import Testing
 
 /// Apple's own command-line recipe (openssl + curl) and nghttp's view of the raw HTTP/2 exchange.
 @Suite struct CommandLineClientTests {
-    /// A server on `engine`, or on the configuration's default engine.
-    func startServer(engine: HTTP2Engine? = nil) async throws -> (FakeAPNsServer, String) {
+    func startServer() async throws -> (FakeAPNsServer, String) {
         var configuration = FakeAPNsConfiguration(credentialsDirectory: try PackagePaths.temporaryDirectory())
         configuration.port = 0
-        if let engine { configuration.http2 = engine }
         let server = try await FakeAPNsServer.start(configuration: configuration, timeline: Timeline())
         return (server, server.gateway.register(topic: "com.razeware.NASA-TV") { _ in })
     }
@@ -31,9 +29,8 @@ import Testing
         #expect(server.log.entries(deviceToken: token).map(\.status) == [200])
     }
 
-    @Test(arguments: HTTP2Engine.allCases)
-    func nghttpSeesOneStreamUntilTheFirstValidTokenThenAThousand(engine: HTTP2Engine) async throws {
-        let (server, token) = try await startServer(engine: engine)
+    @Test func nghttpSeesOneStreamUntilTheFirstValidTokenThenAThousand() async throws {
+        let (server, token) = try await startServer()
         let jwt = try await PythonProviderToken.sign(
             keyFile: server.keyFile.path, keyId: server.signingKey.keyId, teamId: server.signingKey.teamId)
         let payload = try PackagePaths.temporaryDirectory().appendingPathComponent("payload.json")

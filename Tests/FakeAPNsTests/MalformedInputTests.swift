@@ -1,4 +1,4 @@
-import FakeAPNs
+@_spi(Fuzzing) import FakeAPNs
 import Foundation
 import TestSupport
 import Testing
@@ -46,5 +46,21 @@ import Testing
                 await apns.waitUntilNoConnectionIsOpen()
             }
         }
+    }
+}
+
+/// The fuzzer's provider connection reaches the provider API: its seeds are requests it decides.
+@Suite struct ProviderConnectionFuzzTargetTests {
+    func seed(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: PackagePaths.root.appendingPathComponent("Tests/Fuzz/provider-http2/\(name)")))
+    }
+
+    @Test func aPushWithAnUnknownTokenIsDecided() throws {
+        // The token is signed by no registered key: 403 InvalidProviderToken.
+        #expect(FakeAPNsFuzzing.providerConnection(try seed("push-with-a-token")) == [403])
+    }
+
+    @Test func malformedNamesResetTheirStreamsAndReachNothing() throws {
+        #expect(FakeAPNsFuzzing.providerConnection(try seed("malformed-names")).isEmpty)
     }
 }
