@@ -154,11 +154,11 @@ public final class DeviceGateway: Sendable {
         }
         let token = notification.deviceToken
         let decision: Decision = devices.withLock { devices in
-            // Only the fields needed, not a copy of the whole device (its tables, its closure).
-            guard let online = devices[token]?.online else { return .discard("no such device") }
-            if online {
+            // The device's fields read where they are, not a copy of the whole device (its tables, its closure).
+            guard let index = devices.index(forKey: token) else { return .discard("no such device") }
+            if devices.values[index].online {
                 guard (notification.priority < 10), (policy.coalescingWindow > .zero) else {
-                    return .deliver(devices[token]?.deliver)
+                    return .deliver(devices.values[index].deliver)
                 }
                 let previous = devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
                 return .coalesce(replacing: previous)

@@ -69,8 +69,11 @@ public final class NotificationLog: Sendable {
         /// record ever), so decisions update it without a scan.
         var acceptedIndex: [String: Int] = [:]
         /// Decisions taken before their entry was appended (a decision made by a task that ran before
-        /// the request's own thread got to the log); applied on append.
+        /// the request's own thread got to the log); applied on append. Decisions about entries already
+        /// forgotten land here too, so they turn over with the records: a decision waits at most two
+        /// generations for its entry.
         var early: [String: DeviceGateway.Fate] = [:]
+        var earlier: [String: DeviceGateway.Fate] = [:]
     }
 
     private let state: LockedState<State>
@@ -87,9 +90,10 @@ public final class NotificationLog: Sendable {
         limited = retention != nil || budget != nil
     }
 
-    /// What keeping a request's record costs, estimated generously: its fields' and body's bytes, 64
-    /// bytes more for each field (its strings' storage and its slot), and 512 for the record itself,
-    /// the accepted notification's fields and the log's index.
+    /// What keeping a request's record costs, estimated generously: its fields' and body's bytes (an
+    /// accepted request's body is kept as its notification's payload), 64 bytes more for each field
+    /// (its strings' storage and its slot), and 512 for the record itself, the accepted notification's
+    /// other fields and the log's index.
     static func estimatedBytes(headers: [(name: String, value: String)], body: Data) -> Int {
         var bytes = 512 + body.count
         for (name, value) in headers { bytes += name.utf8.count + value.utf8.count + 64 }
@@ -110,16 +114,25 @@ public final class NotificationLog: Sendable {
             headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
             decision: accepted ? "accepted" : "rejected", receivedAt: Date())
         if let fate { record.apply(fate) }
-        let bytes = limited ? Self.estimatedBytes(headers: record.headers, body: record.body) : 0
+        let bytes = limited ? Self.estimatedBytes(headers: request.headers, body: request.body) : 0
         let forgotten = state.withLock { state -> [Record] in
             // Only a notification still held or stored can be decided on again.
             if accepted, record.decision == "accepted" || record.decision == "stored" {
                 state.acceptedIndex[apnsId] = state.records.nextPosition
-                if !state.early.isEmpty, let fate = state.early.removeValue(forKey: apnsId) { record.apply(fate) }
+                if !(state.early.isEmpty && state.earlier.isEmpty),
+                    let fate = state.early.removeValue(forKey: apnsId) ?? state.earlier.removeValue(forKey: apnsId)
+                {
+                    record.apply(fate)
+                }
             }
             // A whole generation is forgotten at a time, which keeps the cost per entry constant; its
             // records are freed after the lock is released.
+            let turnovers = state.records.turnovers
             let dropped = state.records.append(record, bytes: bytes)
+            if state.records.turnovers != turnovers, !(state.early.isEmpty && state.earlier.isEmpty) {
+                state.earlier = state.early
+                state.early = [:]
+            }
             if !dropped.isEmpty, !state.acceptedIndex.isEmpty {
                 let first = state.records.forgotten
                 state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
@@ -144,8 +157,12 @@ public final class NotificationLog: Sendable {
             state.records.removeAll()
             state.acceptedIndex = [:]
             state.early = [:]
+            state.earlier = [:]
         }
     }
+
+    /// Decisions waiting for an entry (one not appended yet, or one already forgotten).
+    var waitingDecisions: Int { state.withLock { $0.early.count + $0.earlier.count } }
 
     /// How many of the oldest entries were dropped to keep the log within its retention.
     public var forgottenCount: Int { state.withLock { $0.records.forgotten } }

@@ -18,6 +18,9 @@ public struct Generations<Element> {
     private var newerBytes = 0
     /// How many of the oldest elements were forgotten; positions count from the first element ever.
     public private(set) var forgotten = 0
+    /// How many times the newer generation became the older: what goes with the elements (an index, a
+    /// table of pending changes) can turn over with them.
+    public private(set) var turnovers = 0
 
     public init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "a retention keeps at least one element")
@@ -42,6 +45,7 @@ public struct Generations<Element> {
     private mutating func turnOver() -> [Element] {
         let dropped = older
         forgotten += dropped.count
+        turnovers += 1
         older = newer
         olderBytes = newerBytes
         newer = []

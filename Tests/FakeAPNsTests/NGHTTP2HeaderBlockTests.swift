@@ -46,6 +46,7 @@ import Testing
         _ = add(&block, stream: 3, "authorization", token)
         let second = block.finish(stream: 3)!.first(name: "authorization")!
         #expect(first == token && second == token)
+        #expect(storage(first) != nil)
         #expect(storage(first) == storage(second))
         block.begin(stream: 5)
         _ = add(&block, stream: 5, "authorization", token + "x")

@@ -62,7 +62,43 @@ import Testing
 
     @Test func theProviderTokenIsNeverShown() {
         let log = NotificationLog()
-        log.append(request(token: "ab"), apnsId: "ID", outcome: .failure(.badDeviceToken))
-        #expect(log.entries().first?.headers["authorization"] == "bearer <redacted>")
+        let token = String(repeating: "ab", count: 32)
+        var twice = request(token: token)
+        twice.headers.append(("authorization", "bearer second.secret.token"))
+        log.append(twice, apnsId: "REJECTED", outcome: .failure(.badDeviceToken))
+        log.append(request(token: token), apnsId: "ACCEPTED", outcome: .success(notification("ACCEPTED", token: token)))
+        let shown = log.entries().map { $0.headers["authorization"] }
+        #expect(shown == ["bearer <redacted>", "bearer <redacted>"])
+    }
+
+    @Test func anAcceptedPushsPayloadCountsAgainstTheBudget() {
+        let token = String(repeating: "ab", count: 32)
+        var big = request(token: token)
+        big.body = Data(repeating: UInt8(ascii: "x"), count: 4_000)
+        let one = NotificationLog.estimatedBytes(headers: big.headers, body: big.body)
+        #expect(one > 4_000)
+        let log = NotificationLog(retention: 100_000, budget: 20 * one)
+        for index in 0..<100 {
+            let accepted = notification("ID-\(index)", token: token)
+            log.append(big, apnsId: "ID-\(index)", outcome: .success(accepted), fate: .init(decision: "delivered"))
+        }
+        #expect((10...20).contains(log.entries().count))
+    }
+
+    @Test func decisionsAboutForgottenEntriesAreForgottenToo() {
+        let log = NotificationLog(retention: 10)
+        let token = String(repeating: "ab", count: 32)
+        for index in 0..<1_000 {
+            log.append(request(token: "cd\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
+            // A stored notification delivered long after its entry went.
+            log.update("GONE-\(index)", to: .init(decision: "delivered", deliveredAt: Date()))
+        }
+        #expect(log.waitingDecisions <= 20)
+        // One that races ahead of its entry still finds it.
+        log.update("LATE", to: .init(decision: "delivered", deliveredAt: Date()))
+        log.append(
+            request(token: token), apnsId: "LATE", outcome: .success(notification("LATE", token: token)),
+            fate: .init(decision: "stored"))
+        #expect(log.entries(deviceToken: token).last?.decision == "delivered")
     }
 }

@@ -83,6 +83,12 @@ import Testing
         #expect(kept.all == ["c", "D", "e"])
     }
 
+    @Test func turnoversAreCounted() {
+        var kept = Generations<Int>(retention: 3)
+        for value in 0..<10 { _ = kept.append(value, bytes: 1) }
+        #expect(kept.turnovers == 3)
+    }
+
     @Test func removeAllForgetsPositionsToo() {
         var kept = Generations<Int>(retention: 2, budget: 100)
         for value in 0..<7 { _ = kept.append(value, bytes: 1) }
