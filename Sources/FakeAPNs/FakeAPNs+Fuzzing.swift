@@ -94,7 +94,11 @@ import NIOHTTP2
             // A connection the server ended (a protocol error, a closed channel) is an answer too.
         }
         while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+        // A connection the server closed itself (after a GOAWAY) is already closed, and `finish` then
+        // throws before it runs the loop: the pipeline's handlers are removed (the nghttp2 session
+        // freed) by the loop's next run.
         _ = try? channel.finish()
+        channel.embeddedEventLoop.run()
         return log.entries().map(\.status)
     }
 }
