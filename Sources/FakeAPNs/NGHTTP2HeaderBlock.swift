@@ -1,9 +1,8 @@
 import Foundation
-import NIOHPACK
 
-/// A request's header block as nghttp2 hands it over, one field at a time, made into the
-/// `HPACKHeaders` of a HEADERS frame: counted against the header list limit (RFC 9113 section 6.5.2,
-/// name and value plus 32 a field), which nghttp2 does not enforce.
+/// A request's header block as nghttp2 hands it over, one field at a time, made into the fields the
+/// provider API reads: counted against the header list limit (RFC 9113 section 6.5.2, name and value
+/// plus 32 a field), which nghttp2 does not enforce.
 ///
 /// A provider sends the same fields on every request (its token, topic, path), and HPACK hands them
 /// over as the same bytes again: a field equal to one of the connection's earlier ones shares its
@@ -14,7 +13,7 @@ struct NGHTTP2HeaderBlock {
     let limit: Int
     /// The stream whose block is being read; 0: none.
     private(set) var stream: Int32 = 0
-    private var fields = HPACKHeaders()
+    private var fields: [(name: String, value: String)] = []
     private var size = 0
     /// Earlier fields of the connection, the newest for each name, at most ``rememberedNames`` names.
     private var remembered: [(name: String, value: String)] = []
@@ -27,7 +26,7 @@ struct NGHTTP2HeaderBlock {
     /// A block starts on `stream` (a request's, or its trailers).
     mutating func begin(stream: Int32) {
         self.stream = stream
-        fields = HPACKHeaders()
+        fields = []
         // Room for as many fields as the connection's requests have had: one allocation, not several.
         fields.reserveCapacity(max(remembered.count, 8))
         size = 0
@@ -43,22 +42,19 @@ struct NGHTTP2HeaderBlock {
 
     /// Adds a field of `stream`'s block. A name with bytes outside ASCII, which HTTP/2 forbids, is kept
     /// with `?` in their place, so that the block's check finds it malformed and resets its stream.
-    mutating func add(
-        stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
-    ) -> Added {
+    mutating func add(stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Added {
         guard stream == self.stream, stream != 0 else { return .ignored }
         size += name.count + value.count + 32
         guard size <= limit else {
             end(stream: stream)
             return .overLimit
         }
-        let (nameString, valueString) = strings(name: name, value: value)
-        fields.add(name: nameString, value: valueString, indexing: neverIndexed ? .neverIndexed : .indexable)
+        fields.append(strings(name: name, value: value))
         return .added
     }
 
     /// The block of `stream`, complete; nil when no block of that stream is being read.
-    mutating func finish(stream: Int32) -> HPACKHeaders? {
+    mutating func finish(stream: Int32) -> [(name: String, value: String)]? {
         guard stream == self.stream, stream != 0 else { return nil }
         defer { end(stream: stream) }
         return fields
@@ -68,7 +64,7 @@ struct NGHTTP2HeaderBlock {
     mutating func end(stream: Int32) {
         guard stream == self.stream else { return }
         self.stream = 0
-        fields = HPACKHeaders()
+        fields = []
     }
 
     /// The field as strings, shared with an earlier field of the same name and value when there is one.

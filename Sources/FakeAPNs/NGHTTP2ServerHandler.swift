@@ -3,13 +3,13 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
-/// HTTP/2 for a provider connection on libnghttp2, in place of NIOHTTP2's handler: TLS's plaintext in,
-/// `HTTP2Frame`s up to ``ProviderConnectionHandler``; its `HTTP2Frame`s down, nghttp2's bytes out. Frames,
-/// HPACK and flow control are nghttp2's; everything above (validation, token rules, delivery, the log)
-/// is unchanged.
+/// HTTP/2 for a provider connection on libnghttp2: TLS's plaintext in, each stream's request up to
+/// ``ProviderConnectionHandler`` as ``ProviderStreamPart``s; its answers down as `HTTP2Frame`s,
+/// nghttp2's bytes out. Frames, HPACK and flow control are nghttp2's; everything above (validation,
+/// token rules, delivery, the log) is FakeAPNs's.
 ///
-/// nghttp2 must never be re-entered from one of its callbacks (its programmer's guide): frames and
-/// events a callback makes are queued and handed up once `mem_recv` or `mem_send` has returned, and a
+/// nghttp2 must never be re-entered from one of its callbacks (its programmer's guide): the parts a
+/// callback makes are queued and handed up once `mem_recv` or `mem_send` has returned, and a
 /// flush asked for meanwhile waits for that too.
 ///
 /// Settings as NIOHTTP2 was given them: `MAX_CONCURRENT_STREAMS` and `MAX_HEADER_LIST_SIZE` sent in
@@ -19,7 +19,7 @@ import NIOHTTP2
 /// receive windows are reopened by nghttp2 itself at half their size.
 final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
-    typealias InboundOut = HTTP2Frame
+    typealias InboundOut = ProviderStreamPart
     typealias OutboundIn = HTTP2Frame
     typealias OutboundOut = ByteBuffer
 
@@ -34,8 +34,8 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// Inside `mem_recv` or `mem_send`: nghttp2 must not be called again.
     private var inSession = false
     /// What the callbacks made, handed on once nghttp2 has returned.
-    private var inbound: [Inbound] = []
-    private var spare: [Inbound] = []
+    private var inbound: [ProviderStreamPart] = []
+    private var spare: [ProviderStreamPart] = []
     /// The request header block being read (blocks never interleave: CONTINUATION follows at once).
     private var block: NGHTTP2HeaderBlock
     /// The DATA frame being read (its chunks come one after the other), and its stream.
@@ -59,11 +59,6 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// The preface's real limit, written over nghttp2's in its first SETTINGS frame.
     private var prefaceLimit: UInt32?
     private var streams = ConcurrentStreamLimit()
-
-    private enum Inbound {
-        case frame(HTTP2Frame)
-        case closed(HTTP2StreamID, HTTP2ErrorCode?)
-    }
 
     init(initialSettings: [HTTP2Setting], maxHeaderListSize: Int) {
         self.initialSettings = initialSettings
@@ -255,20 +250,14 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private func deliver(_ context: ChannelHandlerContext) {
         while !inbound.isEmpty {
             // The two lists take turns, so that neither is allocated again for every read.
-            var batch: [Inbound] = []
+            var batch: [ProviderStreamPart] = []
             swap(&batch, &spare)
             swap(&batch, &inbound)
             defer {
                 batch.removeAll(keepingCapacity: true)
                 spare = batch
             }
-            for item in batch {
-                switch item {
-                case .frame(let frame): context.fireChannelRead(wrapInboundOut(frame))
-                case .closed(let stream, let reason):
-                    context.fireUserInboundEventTriggered(StreamClosedEvent(streamID: stream, reason: reason))
-                }
-            }
+            for part in batch { context.fireChannelRead(wrapInboundOut(part)) }
         }
     }
 
@@ -312,10 +301,8 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     /// False when the block goes over the header list limit: the connection ends.
-    func header(
-        stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, neverIndexed: Bool
-    ) -> Bool {
-        guard block.add(stream: stream, name: name, value: value, neverIndexed: neverIndexed) == .overLimit else {
+    func header(stream: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard block.add(stream: stream, name: name, value: value) == .overLimit else {
             return true
         }
         endConnection(
@@ -335,23 +322,19 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
         let header = frame.pointee.hd
-        let stream = HTTP2StreamID(header.stream_id)
-        let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        let stream = header.stream_id
+        let end = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
-            guard let fields = block.finish(stream: header.stream_id) else { return }
-            inbound.append(
-                .frame(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: fields, endStream: endStream)))))
+            guard let fields = block.finish(stream: stream) else { return }
+            inbound.append(.headers(stream: stream, fields: fields, end: end))
         case NGHTTP2_DATA.rawValue:
-            let body = header.stream_id == dataStream ? data : ByteBuffer()
+            let body = stream == dataStream ? data : ByteBuffer()
             data = ByteBuffer()
             dataStream = 0
-            inbound.append(
-                .frame(
-                    HTTP2Frame(streamID: stream, payload: .data(.init(data: .byteBuffer(body), endStream: endStream)))))
+            inbound.append(.data(stream: stream, bytes: body, end: end))
         case NGHTTP2_RST_STREAM.rawValue:
-            let code = HTTP2ErrorCode(networkCode: Int(frame.pointee.rst_stream.error_code))
-            inbound.append(.frame(HTTP2Frame(streamID: stream, payload: .rstStream(code))))
+            inbound.append(.reset(stream: stream))
         case NGHTTP2_SETTINGS.rawValue:
             // The provider acknowledged our oldest SETTINGS frame not yet acknowledged: its limit holds.
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { streams.acknowledged() }
@@ -378,7 +361,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         streams.closed(stream)
         block.end(stream: stream)
         outbound.closed(stream)
-        inbound.append(.closed(HTTP2StreamID(stream), code == 0 ? nil : HTTP2ErrorCode(networkCode: Int(code))))
+        inbound.append(.closed(stream: stream))
     }
 
     /// Copies up to `length` bytes of `stream`'s body into `buffer`; the end of the body ends the stream.

@@ -64,12 +64,11 @@ extension NGHTTP2Wire {
     }
 
     static let onHeader: nghttp2_on_header_callback = {
-        _, frame, name, nameLength, value, valueLength, flags, userData in
+        _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let name, let value else { return 0 }
-        let neverIndexed = flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0
         let kept = NGHTTP2ServerHandler.handler(userData).header(
             stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-            value: UnsafeBufferPointer(start: value, count: valueLength), neverIndexed: neverIndexed)
+            value: UnsafeBufferPointer(start: value, count: valueLength))
         return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 

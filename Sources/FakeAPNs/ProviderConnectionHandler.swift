@@ -6,7 +6,7 @@ import NIOHTTP2
 import NIOSSL
 import Recording
 
-/// Serves one provider connection from the HTTP/2 frames ``NGHTTP2ServerHandler`` hands up: collects
+/// Serves one provider connection from the stream parts ``NGHTTP2ServerHandler`` hands up: collects
 /// each stream's request, lets the endpoint decide, and answers on the same stream.
 ///
 /// Streams are not given channels of their own: a push is a single small request and a one-frame
@@ -15,7 +15,7 @@ import Recording
 /// END_STREAM, which is what aioapns, nghttp and h2load expect (an empty trailing DATA frame confuses
 /// aioapns).
 final class ProviderConnectionHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame
+    typealias InboundIn = ProviderStreamPart
     typealias OutboundOut = HTTP2Frame
 
     /// Request bodies beyond this are not kept in memory (APNs allows 5 KB); the rest is read and
@@ -55,41 +55,37 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
-        let stream = frame.streamID
-        switch frame.payload {
-        case .headers(let headers):
+        switch unwrapInboundIn(data) {
+        case .headers(let id, let fields, let end):
+            let stream = HTTP2StreamID(id)
             // A second block on a stream is its trailers.
             let trailers = pending[stream] != nil
-            if let problem = RequestHeaderCheck.problem(headers.headers, trailers: trailers) {
+            if let problem = RequestHeaderCheck.problem(fields, trailers: trailers) {
                 reset(stream, because: problem, context: context)
                 return
             }
-            let fields = headers.headers.map { (name: $0.name, value: $0.value) }
-            if !trailers, headers.endStream {
+            if !trailers, end {
                 // A request with no body (a GET, say) is answered without being kept.
                 respond(PendingRequest(headers: fields), on: stream, context: context)
             } else if trailers {
                 pending[stream]!.headers.append(contentsOf: fields)
-                if headers.endStream, let request = pending.removeValue(forKey: stream) {
+                if end, let request = pending.removeValue(forKey: stream) {
                     respond(request, on: stream, context: context)
                 }
             } else {
                 pending[stream] = PendingRequest(headers: fields)
             }
-        case .data(let data):
-            guard case .byteBuffer(var bytes) = data.data else { return }
-            if data.endStream {
+        case .data(let id, var bytes, let end):
+            let stream = HTTP2StreamID(id)
+            if end {
                 guard var request = pending.removeValue(forKey: stream) else { return }
                 request.append(&bytes)
                 respond(request, on: stream, context: context)
             } else {
                 pending[stream]?.append(&bytes)
             }
-        case .rstStream:
-            pending[stream] = nil
-        default:
-            context.fireChannelRead(data)
+        case .reset(let id), .closed(let id):
+            pending[HTTP2StreamID(id)] = nil
         }
     }
 
@@ -101,18 +97,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         context.fireChannelReadComplete()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let closed = event as? StreamClosedEvent {
-            pending[closed.streamID] = nil
-        } else {
-            // An idle timeout goes on to ConnectionGoAway.
-            context.fireUserInboundEventTriggered(event)
-        }
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A stream's error was answered with RST_STREAM by nghttp2 and ends only that stream (it comes
-        // as StreamClosedEvent); an error here (a protocol error, already answered with GOAWAY, or TLS)
+        // as a closed part); an error here (a protocol error, already answered with GOAWAY, or TLS)
         // ends the connection.
         endpoint.timeline.publish(
             .apnsConnectionClosed, source: "apns",

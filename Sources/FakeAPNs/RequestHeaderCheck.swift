@@ -1,5 +1,3 @@
-import NIOHPACK
-
 /// The checks RFC 9113 (sections 8.2 and 8.3) asks of a request's header block, made in one pass over
 /// bytes: field names lowercase tokens, values without NUL, CR, LF or surrounding whitespace, the
 /// request pseudo-headers (each once, before any other field, `:method`, `:scheme` and a non-empty
@@ -8,7 +6,7 @@ import NIOHPACK
 /// costs a request several times as much; a malformed block resets its stream and nothing else.
 enum RequestHeaderCheck {
     /// Why the block is malformed, in words; nil when it is well-formed.
-    static func problem(_ headers: HPACKHeaders, trailers: Bool) -> String? {
+    static func problem(_ headers: [(name: String, value: String)], trailers: Bool) -> String? {
         var regularSeen = false
         var pseudo: UInt8 = 0  // bits: :method, :scheme, :path, :authority
         for header in headers {
