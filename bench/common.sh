@@ -54,3 +54,13 @@ r, s = decode_dss_signature(key.sign(head.encode(), ec.ECDSA(hashes.SHA256())))
 print(head + '.' + b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big')))
 PY
 }
+start_serve() { # start_serve [serve options]: harness serve on free ports, its pid in $serve_pid
+    "$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" "$@" \
+        >"$work/serve.log" 2>&1 &
+    pids+=($!)
+    serve_pid=$!
+    for _ in $(seq 1 100); do [ -s "$work/endpoints.json" ] && break; sleep 0.1; done
+}
+field() { # field NAME: FakeAPNs's NAME in the endpoints file start_serve wrote
+    "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"
+}

@@ -9,11 +9,7 @@ batches="${2:-6}"
 source "$(dirname "$0")/common.sh" "" python3
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-"$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" >"$work/serve.log" 2>&1 &
-pids+=($!)
-serve_pid=$!
-for _ in $(seq 1 100); do [ -s "$work/endpoints.json" ] && break; sleep 0.1; done
-field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"; }
+start_serve
 url=$(field url)
 ca=$(field caFile)
 rss() { awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$serve_pid/status"; }

@@ -12,11 +12,7 @@ requests="${1:-100000}"
 source "$(dirname "$0")/common.sh" "nghttp2-client nghttp2-server openssl" h2load nghttpd openssl
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-"$harness" serve --ephemeral-ports --endpoints "$work/endpoints.json" --state-dir "$work/state" >"$work/serve.log" 2>&1 &
-pids+=($!)
-serve_pid=$!
-for _ in $(seq 1 100); do [ -s "$work/endpoints.json" ] && break; sleep 0.1; done
-field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"; }
+start_serve
 url=$(field url); ca=$(field caFile); key=$(field keyFile); kid=$(field keyId); team=$(field teamId)
 control=$(field controlURL); topic=$(field topic)
 token=$(curl -s -X POST -d "{\"topic\":\"$topic\"}" "$control/devices" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["deviceToken"])')

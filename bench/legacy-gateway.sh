@@ -20,7 +20,6 @@ printf 'version: 1\nservices:\n  apns: {legacyPort: 0, feedbackPort: 0}\n' >"$wo
     --state-dir "$work/state" >"$work/serve.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 300); do grep -q "services are up" "$work/serve.log" 2>/dev/null && break; sleep 0.05; done
-field() { "$python" -c "import json,sys; print(json.load(open('$work/endpoints.json'))['apns']['$1'])"; }
 url=$(field url); ca=$(field caFile); key=$(field keyFile); kid=$(field keyId); team=$(field teamId)
 control=$(field controlURL); topic=$(field topic); legacy=$(field legacyGateway)
 token=$(curl -s -X POST -d "{\"topic\":\"$topic\"}" "$control/devices" | "$python" -c 'import json,sys; print(json.load(sys.stdin)["deviceToken"])')
