@@ -67,7 +67,7 @@ public final class ControlAPI: Sendable {
 
     struct NotificationList: ResponseEncodable {
         var results: [NotificationLog.Entry]
-        /// How many older requests the log no longer keeps (see `logRetention`).
+        /// How many older requests the log no longer keeps (see `logRetention` and `logBudget`).
         var forgotten: Int
     }
 

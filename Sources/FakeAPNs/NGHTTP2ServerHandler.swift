@@ -1,6 +1,5 @@
 import CNGHTTP2
 import NIOCore
-import NIOHPACK
 import NIOHTTP2
 
 /// HTTP/2 for a provider connection on libnghttp2: TLS's plaintext in, each stream's request up to
@@ -246,7 +245,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         written.whenComplete { _ in bound.value() }
     }
 
-    /// Hands on what the callbacks queued: frames up the pipeline, closed streams as NIOHTTP2's event.
+    /// Hands on what the callbacks queued: each stream's parts up the pipeline, in order.
     private func deliver(_ context: ChannelHandlerContext) {
         while !inbound.isEmpty {
             // The two lists take turns, so that neither is allocated again for every read.
@@ -333,13 +332,12 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             data = ByteBuffer()
             dataStream = 0
             inbound.append(.data(stream: stream, bytes: body, end: end))
-        case NGHTTP2_RST_STREAM.rawValue:
-            inbound.append(.reset(stream: stream))
         case NGHTTP2_SETTINGS.rawValue:
             // The provider acknowledged our oldest SETTINGS frame not yet acknowledged: its limit holds.
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { streams.acknowledged() }
         default:
-            // PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on.
+            // PING, GOAWAY, WINDOW_UPDATE and PRIORITY are nghttp2's to act on; a RST_STREAM closes its
+            // stream, which comes as a closed part.
             break
         }
     }

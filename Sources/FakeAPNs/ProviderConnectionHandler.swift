@@ -84,7 +84,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
             } else {
                 pending[stream]?.append(&bytes)
             }
-        case .reset(let id), .closed(let id):
+        case .closed(let id):
             pending[HTTP2StreamID(id)] = nil
         }
     }

@@ -61,16 +61,6 @@ public struct Generations<Element> {
     /// Every kept element, oldest first.
     public var all: [Element] { older + newer }
 
-    /// The element appended `position`-th (counted from 0, the first ever), if it is still kept.
-    public subscript(position position: Int) -> Element? {
-        get {
-            let local = position - forgotten
-            guard local >= 0 else { return nil }
-            if local < older.count { return older[local] }
-            return local - older.count < newer.count ? newer[local - older.count] : nil
-        }
-    }
-
     /// Changes the element appended `position`-th, if it is still kept; returns whether it was.
     @discardableResult
     public mutating func update(position: Int, _ change: (inout Element) -> Void) -> Bool {

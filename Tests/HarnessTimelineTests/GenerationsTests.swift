@@ -72,15 +72,13 @@ import Testing
         var kept = Generations<String>(retention: 2)
         for value in ["a", "b", "c", "d", "e"] { _ = kept.append(value, bytes: 1) }
         #expect(kept.all == ["c", "d", "e"])
-        #expect(kept[position: 0] == nil)
-        #expect(kept[position: 2] == "c")
-        #expect(kept[position: 4] == "e")
-        #expect(kept[position: 5] == nil)
         #expect(kept.nextPosition == 5)
         let updated = kept.update(position: 3) { $0 = "D" }
+        let oldest = kept.update(position: 2) { $0 = "C" }
         let forgottenOne = kept.update(position: 1) { $0 = "B" }
-        #expect(updated && !forgottenOne)
-        #expect(kept.all == ["c", "D", "e"])
+        let notYet = kept.update(position: 5) { $0 = "F" }
+        #expect(updated && oldest && !forgottenOne && !notYet)
+        #expect(kept.all == ["C", "D", "e"])
     }
 
     @Test func turnoversAreCounted() {
