@@ -238,6 +238,13 @@ import Testing
             scenario: "silent-push-background", wrong: "the app is suspended at once, so the push resumes it",
             edits: [
                 Edit(old: "device: {suspendAfterBackground: 30s}", new: "device: {suspendAfterBackground: 10ms}"),
+                // The push goes once the app is suspended, not in a race with the 10 ms: a push through
+                // Parse and FakeAPNs can arrive sooner than that.
+                Edit(
+                    old: "- home: nasa-tv\n",
+                    new:
+                        "- home: nasa-tv\n      - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 5s}\n"
+                ),
                 within("30s", "8s"),
             ],
             message: "the chain broke at device.push.received {appState: background, decision: deliverInBackground}"),
