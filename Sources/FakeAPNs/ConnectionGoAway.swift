@@ -1,13 +1,12 @@
 import Foundation
 import HarnessTimeline
 import NIOCore
-import NIOHTTP2
 
 /// Ends a provider connection the way APNs does: a GOAWAY frame whose debug data is `{"reason": …}`,
 /// then close. Sits after the HTTP/2 handler and also turns an idle timeout into `IdleTimeout`.
 final class ConnectionGoAway: ChannelInboundHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias OutboundOut = HTTP2Frame
+    typealias InboundIn = ProviderStreamPart
+    typealias OutboundOut = ProviderOutboundPart
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent {
@@ -19,11 +18,9 @@ final class ConnectionGoAway: ChannelInboundHandler {
 
     /// Writes the GOAWAY and closes the connection once it is out.
     static func send(reason: String, on channel: any Channel) {
-        let frame = HTTP2Frame(
-            streamID: .rootStream,
-            payload: .goAway(
-                lastStreamID: .maxID, errorCode: .noError, opaqueData: ByteBuffer(string: #"{"reason":"\#(reason)"}"#)))
-        channel.writeAndFlush(frame).whenComplete { _ in channel.close(promise: nil) }
+        channel.writeAndFlush(ProviderOutboundPart.goAway(reason: reason)).whenComplete { _ in
+            channel.close(promise: nil)
+        }
     }
 }
 

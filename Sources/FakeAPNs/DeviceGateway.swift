@@ -281,11 +281,13 @@ public final class DeviceGateway: Sendable {
     }
 
     /// Publishes a decision and returns it as the notification's fate.
-    private func record(_ notification: AcceptedNotification, _ kind: EventKind, _ attributes: EventAttributes) -> Fate
-    {
-        timeline.publish(
-            kind, source: "apns",
-            attributes.merging(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken]))
+    private func record(
+        _ notification: AcceptedNotification, _ kind: EventKind, _ attributes: consuming EventAttributes
+    ) -> Fate {
+        // Added to the caller's own attributes, not merged into a copy of them.
+        if attributes["apnsId"] == nil { attributes["apnsId"] = notification.apnsId }
+        if attributes["deviceToken"] == nil { attributes["deviceToken"] = notification.deviceToken }
+        timeline.publish(kind, source: "apns", attributes)
         return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
     }
 

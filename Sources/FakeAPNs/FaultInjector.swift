@@ -107,6 +107,8 @@ public final class FaultInjector: Sendable {
     /// Consumes one request's worth of the injected failure and of the rate limit for `token`.
     func verdict(for token: String, now: ContinuousClock.Instant = .now) -> Verdict {
         state.withLock { state in
+            // Most runs inject nothing: no token to look up.
+            if state.limits.isEmpty, state.failures.isEmpty { return Verdict(refusal: nil, delay: .zero) }
             if var entry = state.limits[token] {
                 let elapsed = entry.updated.duration(to: now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -1,88 +1,63 @@
 import CNGHTTP2
-import NIOCore
-import NIOHPACK
-import NIOHTTP2
+import Foundation
 
-/// The frames ``ProviderConnectionHandler`` writes, submitted to a server session of nghttp2, which
-/// sends them when next asked for its bytes: a response's HEADERS wait for its DATA, and its body is
-/// kept here until nghttp2 reads it through a data provider (``readBody(stream:into:length:flags:)``).
+/// What ``ProviderConnectionHandler`` writes, submitted to a server session of nghttp2, which sends it
+/// when next asked for its bytes: a response's header fields wait for its body, and the body is kept
+/// here until nghttp2 reads it through a data provider (``readBody(stream:into:length:flags:)``).
 struct NGHTTP2Outbound {
-    /// A frame nghttp2 did not take.
+    /// A part nghttp2 did not take.
     struct Refused: Error, CustomStringConvertible {
         var description: String
     }
 
-    /// Response HEADERS waiting for the DATA they go with, and response bodies being sent, by stream.
-    private var heldHeaders: [Int32: HPACKHeaders] = [:]
-    private var bodies: [Int32: ByteBuffer] = [:]
+    /// Response fields waiting for the body they go with, and response bodies being sent, by stream.
+    private var heldHeads: [Int32: [(name: String, value: String)]] = [:]
+    private var bodies: [Int32: Data] = [:]
     private var nameValues = NGHTTP2NameValues()
 
-    /// Submits `frame`; returns the `MAX_CONCURRENT_STREAMS` a SETTINGS frame carries (`.some(nil)`: a
-    /// SETTINGS frame without it), nil for any other frame. Window updates are dropped: nghttp2 sends
-    /// its own, at half the window.
-    mutating func submit(_ frame: HTTP2Frame, to session: OpaquePointer) throws(Refused) -> UInt32?? {
-        let stream = Int32(frame.streamID)
+    /// Submits `part`; returns the `MAX_CONCURRENT_STREAMS` a SETTINGS part carries, nil for any other.
+    mutating func submit(_ part: ProviderOutboundPart, to session: OpaquePointer) throws(Refused) -> UInt32? {
         var result: Int32 = 0
-        var settingsLimit: UInt32?? = nil
-        switch frame.payload {
-        case .headers(let headers):
-            if headers.endStream {
-                result = nameValues.with(headers.headers) { nva, count in
+        var limit: UInt32?
+        switch part {
+        case .head(let fields, let stream, let end):
+            if end {
+                result = nameValues.with(fields) { nva, count in
                     nghttp2_submit_response(session, stream, nva, count, nil)
                 }
             } else {
-                heldHeaders[stream] = headers.headers
+                heldHeads[stream] = fields
             }
-        case .data(let payload):
-            guard case .byteBuffer(var bytes) = payload.data else {
-                throw Refused(description: "file regions are not sent over HTTP/2 here")
-            }
-            if bodies[stream] == nil {
-                bodies[stream] = bytes
-            } else {
-                bodies[stream]!.writeBuffer(&bytes)
-            }
-            if payload.endStream { result = submitBody(of: stream, session: session) }
-        case .rstStream(let code):
+        case .body(let bytes, let stream):
+            bodies[stream] = bytes
+            result = submitBody(of: stream, session: session)
+        case .reset(let stream):
             result = nghttp2_submit_rst_stream(
-                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, UInt32(truncatingIfNeeded: code.networkCode))
-        case .settings(.settings(let settings)):
-            guard let entries = NGHTTP2Wire.entries(settings) else {
-                throw Refused(description: "a setting's value is out of range")
-            }
-            result = entries.withUnsafeBufferPointer {
-                nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
-            }
-            settingsLimit = .some(NGHTTP2Wire.limit(in: settings))
-        case .goAway(let last, let code, let opaque):
-            var debug = opaque ?? ByteBuffer()
-            let bytes = debug.readBytes(length: debug.readableBytes) ?? []
-            result = bytes.withUnsafeBufferPointer {
+                session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream, NGHTTP2_PROTOCOL_ERROR.rawValue)
+        case .maxConcurrentStreams(let value):
+            var entry = nghttp2_settings_entry(
+                settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: value)
+            result = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+            limit = value
+        case .goAway(let reason):
+            let debug = Array(#"{"reason":"\#(reason)"}"#.utf8)
+            result = debug.withUnsafeBufferPointer {
                 nghttp2_submit_goaway(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), Int32(last),
-                    UInt32(truncatingIfNeeded: code.networkCode), $0.baseAddress, $0.count)
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), Int32.max, NGHTTP2_NO_ERROR.rawValue, $0.baseAddress,
+                    $0.count)
             }
-        case .ping(let data, let ack):
-            guard !ack else { break }
-            var payload = data.bytes
-            result = withUnsafeBytes(of: &payload) { raw in
-                nghttp2_submit_ping(
-                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.baseAddress?.assumingMemoryBound(to: UInt8.self))
-            }
-        default:
-            break
         }
         guard result >= 0 else { throw Refused(description: String(cString: nghttp2_strerror(result))) }
-        return settingsLimit
+        return limit
     }
 
     /// The response body of `stream`, sent from ``bodies`` through a data provider, after its held
-    /// HEADERS if any.
+    /// fields if any.
     private mutating func submitBody(of stream: Int32, session: OpaquePointer) -> Int32 {
         var provider = nghttp2_data_provider(
             source: nghttp2_data_source(ptr: nil), read_callback: NGHTTP2Wire.readBodyCallback)
-        if let headers = heldHeaders.removeValue(forKey: stream) {
-            return nameValues.with(headers) { nva, count in
+        if let fields = heldHeads.removeValue(forKey: stream) {
+            return nameValues.with(fields) { nva, count in
                 nghttp2_submit_response(session, stream, nva, count, &provider)
             }
         }
@@ -93,28 +68,23 @@ struct NGHTTP2Outbound {
     mutating func readBody(stream: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int, flags: inout UInt32)
         -> Int
     {
-        guard var body = bodies.removeValue(forKey: stream) else {
+        guard let body = bodies.removeValue(forKey: stream) else {
             flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
             return 0
         }
-        let count = min(length, body.readableBytes)
-        if count > 0 {
-            body.withUnsafeReadableBytes { raw in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: raw.baseAddress!, byteCount: count)
-            }
-        }
-        body.moveReaderIndex(forwardBy: count)
-        if body.readableBytes == 0 {
+        let count = min(length, body.count)
+        body.copyBytes(to: buffer, count: count)
+        if count == body.count {
             flags |= NGHTTP2_DATA_FLAG_EOF.rawValue
         } else {
-            bodies[stream] = body
+            bodies[stream] = body.dropFirst(count)
         }
         return count
     }
 
     /// `stream` is closed: what it still had to send goes.
     mutating func closed(_ stream: Int32) {
-        heldHeaders[stream] = nil
+        heldHeads[stream] = nil
         bodies[stream] = nil
     }
 }

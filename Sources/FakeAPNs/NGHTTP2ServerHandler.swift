@@ -1,10 +1,11 @@
 import CNGHTTP2
+import Foundation
 import NIOCore
 import NIOHTTP2
 
 /// HTTP/2 for a provider connection on libnghttp2: TLS's plaintext in, each stream's request up to
-/// ``ProviderConnectionHandler`` as ``ProviderStreamPart``s; its answers down as `HTTP2Frame`s,
-/// nghttp2's bytes out. Frames, HPACK and flow control are nghttp2's; everything above (validation,
+/// ``ProviderConnectionHandler`` as ``ProviderStreamPart``s; its answers down as
+/// ``ProviderOutboundPart``s, nghttp2's bytes out. Frames, HPACK and flow control are nghttp2's; everything above (validation,
 /// token rules, delivery, the log) is FakeAPNs's.
 ///
 /// nghttp2 must never be re-entered from one of its callbacks (its programmer's guide): the parts a
@@ -19,7 +20,7 @@ import NIOHTTP2
 final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ProviderStreamPart
-    typealias OutboundIn = HTTP2Frame
+    typealias OutboundIn = ProviderOutboundPart
     typealias OutboundOut = ByteBuffer
 
     /// The session failed (`mem_recv` or `mem_send`), or the connection is ended for a connection error
@@ -38,7 +39,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// The request header block being read (blocks never interleave: CONTINUATION follows at once).
     private var block: NGHTTP2HeaderBlock
     /// The DATA frame being read (its chunks come one after the other), and its stream.
-    private var data = ByteBuffer()
+    private var data = Data()
     private var dataStream: Int32 = 0
     /// What the handlers above write, submitted to nghttp2.
     private var outbound = NGHTTP2Outbound()
@@ -105,19 +106,18 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let frame = unwrapOutboundIn(data)
+        let part = unwrapOutboundIn(data)
         guard let session else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        let stream = Int32(frame.streamID)
         // A stream nghttp2 has closed (reset, or timed out before a delayed answer) takes nothing more.
-        if stream != 0, nghttp2_session_find_stream(session, stream) == nil {
+        if let stream = part.stream, nghttp2_session_find_stream(session, stream) == nil {
             promise?.fail(SessionError(description: "stream \(stream) is closed"))
             return
         }
         do {
-            if case .some(let limit) = try outbound.submit(frame, to: session) { streams.sent(limit) }
+            if let limit = try outbound.submit(part, to: session) { streams.sent(limit) }
         } catch {
             promise?.fail(SessionError(description: error.description))
             return
@@ -313,10 +313,11 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func dataChunk(stream: Int32, _ chunk: UnsafeRawBufferPointer) {
         // Chunks of another stream's frame: the one before was never completed (its stream ended).
         if stream != dataStream {
-            data.clear()
+            data = Data()
             dataStream = stream
         }
-        data.writeBytes(chunk)
+        guard let base = chunk.baseAddress, !chunk.isEmpty else { return }
+        data.append(base.assumingMemoryBound(to: UInt8.self), count: chunk.count)
     }
 
     func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) {
@@ -326,12 +327,12 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         switch UInt32(header.type) {
         case NGHTTP2_HEADERS.rawValue:
             guard let fields = block.finish(stream: stream) else { return }
-            inbound.append(.headers(stream: stream, fields: fields, end: end))
+            inbound.append(.headers(fields: fields, stream: stream, end: end))
         case NGHTTP2_DATA.rawValue:
-            let body = stream == dataStream ? data : ByteBuffer()
-            data = ByteBuffer()
+            let body = stream == dataStream ? data : Data()
+            data = Data()
             dataStream = 0
-            inbound.append(.data(stream: stream, bytes: body, end: end))
+            inbound.append(.data(body, stream: stream, end: end))
         case NGHTTP2_SETTINGS.rawValue:
             // The provider acknowledged our oldest SETTINGS frame not yet acknowledged: its limit holds.
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { streams.acknowledged() }
@@ -369,7 +370,9 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         outbound.readBody(stream: stream, into: buffer, length: length, flags: &flags)
     }
 
-    static func handler(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2ServerHandler {
-        Unmanaged<NGHTTP2ServerHandler>.fromOpaque(userData!).takeUnretainedValue()
+    /// Calls `body` with the handler a callback's `user_data` names, without retaining it: the handler
+    /// holds the session whose callback this is, and outlives the call.
+    static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2ServerHandler) -> Result) -> Result {
+        Unmanaged<NGHTTP2ServerHandler>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }
 }

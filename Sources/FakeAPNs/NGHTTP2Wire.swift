@@ -1,9 +1,8 @@
 import CNGHTTP2
 import NIOCore
-import NIOHPACK
 import NIOHTTP2
 
-/// Between NIOHTTP2's values and nghttp2's C ones: header fields, settings, and the limit written over
+/// Between NIOHTTP2's settings and nghttp2's C ones, nghttp2's callbacks, and the limit written over
 /// nghttp2's in the preface (``NGHTTP2ServerHandler``).
 enum NGHTTP2Wire {
 
@@ -54,27 +53,31 @@ extension NGHTTP2Wire {
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame, UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue else { return 0 }
-        let handler = NGHTTP2ServerHandler.handler(userData)
         let stream = frame.pointee.hd.stream_id
-        guard frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue else {
-            handler.beginTrailers(stream: stream)
-            return 0
+        let request = frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue
+        return NGHTTP2ServerHandler.with(userData) { handler in
+            guard request else {
+                handler.beginTrailers(stream: stream)
+                return 0
+            }
+            return handler.beginRequest(stream: stream) ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
         }
-        return handler.beginRequest(stream: stream) ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 
     static let onHeader: nghttp2_on_header_callback = {
         _, frame, name, nameLength, value, valueLength, _, userData in
         guard let frame, let name, let value else { return 0 }
-        let kept = NGHTTP2ServerHandler.handler(userData).header(
-            stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
-            value: UnsafeBufferPointer(start: value, count: valueLength))
+        let kept = NGHTTP2ServerHandler.with(userData) {
+            $0.header(
+                stream: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                value: UnsafeBufferPointer(start: value, count: valueLength))
+        }
         return kept ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 
     static let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        NGHTTP2ServerHandler.handler(userData).frameSent(frame)
+        NGHTTP2ServerHandler.with(userData) { $0.frameSent(frame) }
         return 0
     }
 
@@ -82,47 +85,53 @@ extension NGHTTP2Wire {
         guard let message else { return 0 }
         let text = String(
             decoding: UnsafeRawBufferPointer(start: message, count: length).bindMemory(to: UInt8.self), as: UTF8.self)
-        NGHTTP2ServerHandler.handler(userData).errorReported(text)
+        NGHTTP2ServerHandler.with(userData) { $0.errorReported(text) }
         return 0
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, stream, data, length, userData in
         guard let data else { return 0 }
-        NGHTTP2ServerHandler.handler(userData).dataChunk(
-            stream: stream, UnsafeRawBufferPointer(start: data, count: length))
+        NGHTTP2ServerHandler.with(userData) {
+            $0.dataChunk(stream: stream, UnsafeRawBufferPointer(start: data, count: length))
+        }
         return 0
     }
 
     static let onFrame: nghttp2_on_frame_recv_callback = { _, frame, userData in
         guard let frame else { return 0 }
-        NGHTTP2ServerHandler.handler(userData).frameReceived(frame)
+        NGHTTP2ServerHandler.with(userData) { $0.frameReceived(frame) }
         return 0
     }
 
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, stream, code, userData in
-        NGHTTP2ServerHandler.handler(userData).streamClosed(stream, code: code)
+        NGHTTP2ServerHandler.with(userData) { $0.streamClosed(stream, code: code) }
         return 0
     }
 
     static let readBodyCallback: nghttp2_data_source_read_callback = { _, stream, buffer, length, flags, _, userData in
         guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
         var raised = flags.pointee
-        let count = NGHTTP2ServerHandler.handler(userData).readBody(
-            stream: stream, into: buffer, length: length, flags: &raised)
+        let count = NGHTTP2ServerHandler.with(userData) {
+            $0.readBody(stream: stream, into: buffer, length: length, flags: &raised)
+        }
         flags.pointee = raised
         return count
     }
 }
 
-/// Response fields as nghttp2's name-value pairs (which nghttp2 copies before it returns), the
-/// never-indexed and non-indexable ones marked NO_INDEX, laid out in buffers a connection reuses for
-/// every response.
+/// Response fields as nghttp2's name-value pairs (which nghttp2 copies before it returns), laid out in
+/// buffers a connection reuses for every response. `apns-id` and `apns-unique-id` are new in every
+/// answer: they are marked NO_INDEX, as HPACK would only churn its dynamic table indexing them.
 struct NGHTTP2NameValues {
     private var bytes: [UInt8] = []
     private var pairs: [nghttp2_nv] = []
 
-    mutating func with(_ headers: HPACKHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32) -> Int32 {
-        guard !headers.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
+    static func isIndexed(_ name: String) -> Bool { name != "apns-id" && name != "apns-unique-id" }
+
+    mutating func with(
+        _ fields: [(name: String, value: String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Int32
+    ) -> Int32 {
+        guard !fields.isEmpty else { return NGHTTP2_ERR_INVALID_ARGUMENT.rawValue }
         // Taken out of `self` while in use, so that neither is copied.
         var bytes = self.bytes
         var pairs = self.pairs
@@ -134,7 +143,7 @@ struct NGHTTP2NameValues {
             self.bytes = bytes
             self.pairs = pairs
         }
-        for (name, value, _) in headers {
+        for (name, value) in fields {
             bytes.append(contentsOf: name.utf8)
             bytes.append(contentsOf: value.utf8)
         }
@@ -143,10 +152,10 @@ struct NGHTTP2NameValues {
         return bytes.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
             var offset = 0
-            for (name, value, indexing) in headers {
+            for (name, value) in fields {
                 let nameCount = name.utf8.count
                 let valueCount = value.utf8.count
-                let flag = indexing == .indexable ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
+                let flag = Self.isIndexed(name) ? NGHTTP2_NV_FLAG_NONE.rawValue : NGHTTP2_NV_FLAG_NO_INDEX.rawValue
                 pairs.append(
                     nghttp2_nv(
                         name: base + offset, value: base + offset + nameCount, namelen: nameCount,

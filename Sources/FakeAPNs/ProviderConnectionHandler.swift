@@ -1,8 +1,6 @@
 import Foundation
 import HTTPServiceSupport
 import NIOCore
-import NIOHPACK
-import NIOHTTP2
 import NIOSSL
 import Recording
 
@@ -16,7 +14,7 @@ import Recording
 /// aioapns).
 final class ProviderConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ProviderStreamPart
-    typealias OutboundOut = HTTP2Frame
+    typealias OutboundOut = ProviderOutboundPart
 
     /// Request bodies beyond this are not kept in memory (APNs allows 5 KB); the rest is read and
     /// dropped, and the validator still sees that the payload is too large.
@@ -24,16 +22,16 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     private struct PendingRequest {
         var headers: [(name: String, value: String)] = []
-        var body = ByteBuffer()
+        var body = Data()
 
         /// Keeps the body's bytes up to ``maximumBodySize``; beyond, they are read and dropped. A body
-        /// that comes in one DATA frame, as a push's does, is kept as the frame's own buffer.
-        mutating func append(_ bytes: inout ByteBuffer) {
-            guard body.readableBytes + bytes.readableBytes <= ProviderConnectionHandler.maximumBodySize else { return }
-            if body.readableBytes == 0 {
+        /// that comes in one DATA frame, as a push's does, is kept as the frame's own bytes.
+        mutating func append(_ bytes: Data) {
+            guard body.count + bytes.count <= ProviderConnectionHandler.maximumBodySize else { return }
+            if body.isEmpty {
                 body = bytes
             } else {
-                body.writeBuffer(&bytes)
+                body.append(bytes)
             }
         }
     }
@@ -44,7 +42,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     private let recorder: CassetteRecorder?
     /// The connection's id in the cassette, taken at its first request.
     private var recordedConnection: String?
-    private var pending: [HTTP2StreamID: PendingRequest] = [:]
+    private var pending: [Int32: PendingRequest] = [:]
     /// Answers written during this read, flushed together when it completes.
     private var flushPending = false
 
@@ -56,8 +54,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .headers(let id, let fields, let end):
-            let stream = HTTP2StreamID(id)
+        case .headers(let fields, let stream, let end):
             // A second block on a stream is its trailers.
             let trailers = pending[stream] != nil
             if let problem = RequestHeaderCheck.problem(fields, trailers: trailers) {
@@ -75,17 +72,16 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
             } else {
                 pending[stream] = PendingRequest(headers: fields)
             }
-        case .data(let id, var bytes, let end):
-            let stream = HTTP2StreamID(id)
+        case .data(let bytes, let stream, let end):
             if end {
                 guard var request = pending.removeValue(forKey: stream) else { return }
-                request.append(&bytes)
+                request.append(bytes)
                 respond(request, on: stream, context: context)
             } else {
-                pending[stream]?.append(&bytes)
+                pending[stream]?.append(bytes)
             }
-        case .closed(let id):
-            pending[HTTP2StreamID(id)] = nil
+        case .closed(let stream):
+            pending[stream] = nil
         }
     }
 
@@ -109,14 +105,14 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     /// Ends a stream whose request is malformed with RST_STREAM PROTOCOL_ERROR (RFC 9113 section 8.1.1);
     /// the connection goes on.
-    private func reset(_ stream: HTTP2StreamID, because problem: String, context: ChannelHandlerContext) {
+    private func reset(_ stream: Int32, because problem: String, context: ChannelHandlerContext) {
         pending[stream] = nil
         endpoint.malformed(problem, stream: stream)
-        write(HTTP2Frame(streamID: stream, payload: .rstStream(.protocolError)), context: context)
+        write(.reset(stream: stream), context: context)
     }
 
-    private func respond(_ received: PendingRequest, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
-        let request = ProviderRequest(headers: received.headers, body: Data(received.body.readableBytesView))
+    private func respond(_ received: PendingRequest, on stream: Int32, context: ChannelHandlerContext) {
+        let request = ProviderRequest(headers: received.headers, body: received.body)
         let recording = record(request, on: stream, local: context.channel.localAddress)
         if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
@@ -136,7 +132,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     /// Starts the record of an exchange, when the server records: the request as it came, pseudo-headers
     /// in the method and URL, the payload as its text.
-    private func record(_ request: ProviderRequest, on stream: HTTP2StreamID, local: SocketAddress?)
+    private func record(_ request: ProviderRequest, on stream: Int32, local: SocketAddress?)
         -> ExchangeRecording?
     {
         guard let recorder else { return nil }
@@ -157,46 +153,35 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     }
 
     private func write(
-        _ answer: ProviderEndpoint.Answer, on stream: HTTP2StreamID, context: ChannelHandlerContext,
+        _ answer: ProviderEndpoint.Answer, on stream: Int32, context: ChannelHandlerContext,
         recording: ExchangeRecording?
     ) {
         defer { recording?.finish() }
-        // Identifiers are new in every answer: HPACK would only churn its dynamic table indexing them.
         switch answer.outcome {
         case .success:
-            var headers = HPACKHeaders()
-            headers.reserveCapacity(3)
-            headers.add(name: ":status", value: "200")
-            headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
+            var fields: [(name: String, value: String)] = [(":status", "200"), ("apns-id", answer.apnsId)]
             if connection.environment == "sandbox" {
-                headers.add(
-                    name: "apns-unique-id", value: connection.messageIds.make(lowercase: true), indexing: .nonIndexable)
+                fields.append(("apns-unique-id", connection.messageIds.make(lowercase: true)))
             }
-            recording?.head(
-                status: 200, statusText: "OK",
-                headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
-            write(
-                HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers, endStream: true))),
-                context: context)
+            recording?.head(status: 200, statusText: "OK", headers: fields.dropFirst().map { ($0.name, $0.value) })
+            write(.head(fields: fields, stream: stream, end: true), context: context)
         case .failure(let reason):
-            let json = reason.json
-            var headers = HPACKHeaders([
+            let json = Data(reason.json.utf8)
+            let fields: [(name: String, value: String)] = [
                 (":status", "\(reason.status)"), ("content-type", "application/json"),
-                ("content-length", "\(json.utf8.count)"),
-            ])
-            headers.add(name: "apns-id", value: answer.apnsId, indexing: .nonIndexable)
+                ("content-length", "\(json.count)"), ("apns-id", answer.apnsId),
+            ]
             recording?.head(
                 status: reason.status, statusText: reason.reason,
-                headers: headers.filter { !$0.name.hasPrefix(":") }.map { ($0.name, $0.value) })
-            recording?.write(Data(json.utf8))
-            write(HTTP2Frame(streamID: stream, payload: .headers(.init(headers: headers))), context: context)
-            let body = HTTP2Frame.FramePayload.Data(data: .byteBuffer(ByteBuffer(string: json)), endStream: true)
-            write(HTTP2Frame(streamID: stream, payload: .data(body)), context: context)
+                headers: fields.dropFirst().map { ($0.name, $0.value) })
+            recording?.write(json)
+            write(.head(fields: fields, stream: stream, end: false), context: context)
+            write(.body(json, stream: stream), context: context)
         }
     }
 
-    private func write(_ frame: HTTP2Frame, context: ChannelHandlerContext) {
-        context.write(wrapOutboundOut(frame), promise: nil)
+    private func write(_ part: ProviderOutboundPart, context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(part), promise: nil)
         flushPending = true
     }
 
@@ -220,9 +205,6 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         }
         guard authenticated, !connection.streamsRaised else { return }
         connection.streamsRaised = true
-        let settings = [
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: FakeAPNsServer.authenticatedConcurrentStreams)
-        ]
-        write(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings))), context: context)
+        write(.maxConcurrentStreams(UInt32(FakeAPNsServer.authenticatedConcurrentStreams)), context: context)
     }
 }

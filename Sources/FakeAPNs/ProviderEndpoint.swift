@@ -1,6 +1,5 @@
 import Foundation
 import HarnessTimeline
-import NIOHTTP2
 
 /// The provider API's decisions, shared by every connection: validate, apply injected faults, record,
 /// hand to the gateway.
@@ -90,7 +89,7 @@ final class ProviderEndpoint: Sendable {
 
     /// A request whose header block broke HTTP/2's rules: its stream was reset before the provider API
     /// saw it.
-    func malformed(_ problem: String, stream: HTTP2StreamID) {
+    func malformed(_ problem: String, stream: Int32) {
         timeline.publish("apns.request.malformed", source: "apns", ["stream": "\(stream)", "problem": problem])
     }
 

@@ -25,16 +25,38 @@ public struct ProviderRequestValidator: Sendable {
 
     public static let maximumPayloadSize = 4096
     public static let maximumVoIPPayloadSize = 5120
-    static let pushTypes: Set<String> = [
-        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
-        "pushtotalk", "widgets", "controls",
+    /// The suffix Apple requires on `apns-topic` for each push type ("" for none); nil: not a push type.
+    static func topicSuffix(for pushType: String) -> String? {
+        switch pushType {
+        case "alert", "background", "mdm": return ""
+        case "voip": return ".voip"
+        case "complication": return ".complication"
+        case "fileprovider": return ".pushkit.fileprovider"
+        case "location": return ".location-query"
+        case "liveactivity": return ".push-type.liveactivity"
+        case "pushtotalk": return ".voip-ptt"
+        case "widgets": return ".push-type.widgets"
+        case "controls": return ".push-type.controls"
+        default: return nil
+        }
+    }
+
+    /// Every suffix of ``topicSuffix(for:)``; none is a suffix of another, so a topic ends with one at most.
+    static let topicSuffixes = [
+        ".voip", ".complication", ".pushkit.fileprovider", ".location-query", ".push-type.liveactivity",
+        ".voip-ptt", ".push-type.widgets", ".push-type.controls",
     ]
-    /// The suffix Apple requires on `apns-topic` for each push type.
-    static let topicSuffixes: [String: String] = [
-        "voip": ".voip", "complication": ".complication", "fileprovider": ".pushkit.fileprovider",
-        "location": ".location-query", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
-        "widgets": ".push-type.widgets", "controls": ".push-type.controls",
-    ]
+
+    /// The suffix of ``topicSuffixes`` that `topic` ends with, or "".
+    static func suffix(of topic: String) -> String {
+        // Every suffix ends with one of these letters: most topics are ruled out by their last byte.
+        guard let last = topic.utf8.last,
+            last == UInt8(ascii: "p") || last == UInt8(ascii: "n")
+                || last == UInt8(ascii: "r") || last == UInt8(ascii: "y") || last == UInt8(ascii: "t")
+                || last == UInt8(ascii: "s")
+        else { return "" }
+        return topicSuffixes.first { topic.utf8.reversed().starts(with: $0.utf8.reversed()) } ?? ""
+    }
 
     public init(device: @escaping @Sendable (String) -> DeviceRecord?) {
         self.device = device
@@ -107,16 +129,19 @@ public struct ProviderRequestValidator: Sendable {
             throw APNsReason.missingTopic
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
-        let suffix = Self.topicSuffixes.values.first { topic.utf8.reversed().starts(with: $0.utf8.reversed()) } ?? ""
-        guard topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8) else {
+        let suffix = Self.suffix(of: topic)
+        guard
+            suffix.isEmpty
+                ? topic == record.topic : topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8)
+        else {
             throw APNsReason.deviceTokenNotForTopic
         }
 
         // Headers.
         if fields.duplicated { throw APNsReason.duplicateHeaders }
         let pushType = fields.pushType ?? "alert"
-        guard Self.pushTypes.contains(pushType) else { throw APNsReason.invalidPushType }
-        guard suffix == Self.topicSuffixes[pushType, default: ""] else { throw APNsReason.badTopic }
+        guard let required = Self.topicSuffix(for: pushType) else { throw APNsReason.invalidPushType }
+        guard suffix == required else { throw APNsReason.badTopic }
         let priority: Int
         switch fields.priority {
         case nil: priority = 10
@@ -173,7 +198,9 @@ public struct ProviderRequestValidator: Sendable {
         guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let scheme = bytes[..<space]
         guard scheme.count == 6, scheme.lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8) else { return nil }
-        let token = authorization[bytes.index(after: space)...]
+        // Cut at a byte, not a character: the space is ASCII, so the cut is on a boundary, and nothing
+        // needs the grapheme rules that cutting at a character would apply.
+        let token = Substring(bytes[bytes.index(after: space)...])
         return token.isEmpty ? nil : token
     }
 

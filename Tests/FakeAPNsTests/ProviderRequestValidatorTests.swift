@@ -197,6 +197,29 @@ import Testing
         #expect(ProviderRequestValidator.bearerToken("bearer ") == nil)
         #expect(ProviderRequestValidator.bearerToken("basic abc") == nil)
         #expect(ProviderRequestValidator.bearerToken("bearers abc") == nil)
+        // Multi-byte characters after the scheme stay whole.
+        #expect(ProviderRequestValidator.bearerToken("bearer é.x") == "é.x")
+    }
+}
+
+/// The names the header check takes at sight are the lowercase tokens it would otherwise scan for.
+@Suite struct KnownHeaderNameTests {
+    @Test func knownNamesAreLowercaseTokens() {
+        let known = [
+            "authorization", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id",
+            "apns-collapse-id", "content-length", "content-type", "user-agent",
+        ]
+        for name in known {
+            #expect(RequestHeaderCheck.isKnownName(name), "\(name)")
+            #expect(RequestHeaderCheck.isLowercaseToken(name), "\(name)")
+        }
+        for name in ["Authorization", "apns-topic ", "apns_topic", "apns-topi", "x-apns-id"] {
+            #expect(!RequestHeaderCheck.isKnownName(name), "\(name)")
+        }
+        #expect(
+            RequestHeaderCheck.problem(
+                [(":method", "POST"), (":scheme", "https"), (":path", "/"), ("Apns-Topic", "a")], trailers: false)
+                != nil)
     }
 }
 
