@@ -59,7 +59,10 @@ public final class DeviceGateway: Sendable {
         return token
     }
 
-    public func device(_ token: String) -> DeviceRecord? { devices.withLock { $0[token]?.record } }
+    public func device(_ token: String) -> DeviceRecord? {
+        // The record read where it is, not a copy of the whole device (its tables, its closure).
+        devices.withLock { devices in devices.index(forKey: token).map { devices.values[$0].record } }
+    }
 
     public func topic(of token: String) -> String? { device(token)?.topic }
 

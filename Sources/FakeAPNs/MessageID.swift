@@ -8,8 +8,6 @@ import HarnessTimeline
 /// for identifiers that only have to be unique, not secret. One generator per provider connection
 /// keeps it free of locks.
 struct MessageIDGenerator {
-    private static let upperDigits = Array("0123456789ABCDEF".utf8)
-    private static let lowerDigits = Array("0123456789abcdef".utf8)
     private var random: SplitMix64
 
     init() {
@@ -22,12 +20,14 @@ struct MessageIDGenerator {
     mutating func make(lowercase: Bool = false) -> String {
         let high = (random.next() & ~0xF000) | 0x4000  // version 4
         let low = (random.next() & ~(0xC << 60)) | (0x8 << 60)  // variant 10
-        let digits = lowercase ? Self.lowerDigits : Self.upperDigits
+        // Digits past 9 start at `a` or `A`: 10 less than either.
+        let letters = (lowercase ? UInt8(ascii: "a") : UInt8(ascii: "A")) &- 10
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var index = 0
             func put(_ value: UInt64, nibbles: Int) {
                 for shift in stride(from: (nibbles - 1) * 4, through: 0, by: -4) {
-                    buffer[index] = digits[Int((value >> UInt64(shift)) & 0xF)]
+                    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+                    buffer[index] = nibble < 10 ? UInt8(ascii: "0") &+ nibble : letters &+ nibble
                     index += 1
                 }
             }

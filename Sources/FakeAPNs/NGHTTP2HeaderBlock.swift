@@ -17,6 +17,9 @@ struct NGHTTP2HeaderBlock {
     private var size = 0
     /// Earlier fields of the connection, the newest for each name, at most ``rememberedNames`` names.
     private var remembered: [(name: String, value: String)] = []
+    /// The last block read: a provider sends its fields in the same order every time, so the field at
+    /// the same place there is the first one compared.
+    private var previous: [(name: String, value: String)] = []
     static let rememberedNames = 16
 
     init(limit: Int) {
@@ -57,6 +60,7 @@ struct NGHTTP2HeaderBlock {
     mutating func finish(stream: Int32) -> [(name: String, value: String)]? {
         guard stream == self.stream, stream != 0 else { return nil }
         defer { end(stream: stream) }
+        previous = fields
         return fields
     }
 
@@ -71,6 +75,10 @@ struct NGHTTP2HeaderBlock {
     private mutating func strings(
         name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>
     ) -> (String, String) {
+        let place = fields.count
+        if place < previous.count, Self.equal(previous[place].name, name), Self.equal(previous[place].value, value) {
+            return previous[place]
+        }
         if let index = remembered.firstIndex(where: { Self.equal($0.name, name) }) {
             let known = remembered[index]
             if Self.equal(known.value, value) { return known }

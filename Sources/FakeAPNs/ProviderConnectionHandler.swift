@@ -43,6 +43,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
     /// The connection's id in the cassette, taken at its first request.
     private var recordedConnection: String?
     private var pending: [Int32: PendingRequest] = [:]
+    /// The last request header block that was well-formed: the next one's equal fields are not checked
+    /// again (``RequestHeaderCheck``).
+    private var checkedFields: [(name: String, value: String)] = []
     /// Answers written during this read, flushed together when it completes.
     private var flushPending = false
 
@@ -57,10 +60,11 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         case .headers(let fields, let stream, let end):
             // A second block on a stream is its trailers.
             let trailers = pending[stream] != nil
-            if let problem = RequestHeaderCheck.problem(fields, trailers: trailers) {
+            if let problem = RequestHeaderCheck.problem(fields, trailers: trailers, checked: checkedFields) {
                 reset(stream, because: problem, context: context)
                 return
             }
+            if !trailers { checkedFields = fields }
             if !trailers, end {
                 // A request with no body (a GET, say) is answered without being kept.
                 respond(PendingRequest(headers: fields), on: stream, context: context)
@@ -113,7 +117,7 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     private func respond(_ received: PendingRequest, on stream: Int32, context: ChannelHandlerContext) {
         let request = ProviderRequest(headers: received.headers, body: received.body)
-        let recording = record(request, on: stream, local: context.channel.localAddress)
+        let recording = record(request, on: stream, channel: context.channel)
         if connection.credential == nil { connection.credential = Self.credential(of: context.channel) }
         let answer = endpoint.handle(request, connection: connection)
         raiseConcurrentStreamsIfAuthenticated(context: context)
@@ -132,10 +136,9 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
 
     /// Starts the record of an exchange, when the server records: the request as it came, pseudo-headers
     /// in the method and URL, the payload as its text.
-    private func record(_ request: ProviderRequest, on stream: Int32, local: SocketAddress?)
-        -> ExchangeRecording?
-    {
+    private func record(_ request: ProviderRequest, on stream: Int32, channel: any Channel) -> ExchangeRecording? {
         guard let recorder else { return nil }
+        let local = channel.localAddress
         if recordedConnection == nil { recordedConnection = recorder.connectionID() }
         func pseudo(_ name: String) -> String? { request.headers.first { $0.name == name }?.value }
         // A request without `:authority` (HTTP/2 allows it) is named by the address it came to.
@@ -157,15 +160,18 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
         recording: ExchangeRecording?
     ) {
         defer { recording?.finish() }
-        switch answer.outcome {
-        case .success:
-            var fields: [(name: String, value: String)] = [(":status", "200"), ("apns-id", answer.apnsId)]
+        switch answer.refusal {
+        case nil:
+            var fields: [(name: String, value: String)] = []
+            fields.reserveCapacity(3)
+            fields.append((":status", "200"))
+            fields.append(("apns-id", answer.apnsId))
             if connection.environment == "sandbox" {
                 fields.append(("apns-unique-id", connection.messageIds.make(lowercase: true)))
             }
             recording?.head(status: 200, statusText: "OK", headers: fields.dropFirst().map { ($0.name, $0.value) })
             write(.head(fields: fields, stream: stream, end: true), context: context)
-        case .failure(let reason):
+        case let reason?:
             let json = Data(reason.json.utf8)
             let fields: [(name: String, value: String)] = [
                 (":status", "\(reason.status)"), ("content-type", "application/json"),

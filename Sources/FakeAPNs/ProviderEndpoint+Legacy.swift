@@ -6,11 +6,7 @@ extension ProviderEndpoint {
     /// the status to answer with, or nil when it was taken (the gateway never answers success).
     /// `connection` carries the push certificate as its credential.
     func handleLegacy(_ notification: LegacyFrameReader.Notification, connection: ProviderConnection) -> LegacyStatus? {
-        let answer = handle(Self.legacyRequest(notification), connection: connection)
-        switch answer.outcome {
-        case .success: return nil
-        case .failure(let reason): return LegacyStatus.answering(reason)
-        }
+        handle(Self.legacyRequest(notification), connection: connection).refusal.flatMap(LegacyStatus.answering)
     }
 
     /// The HTTP/2 request a legacy notification stands for: its token in the path, its expiry and

@@ -7,7 +7,8 @@ final class ProviderEndpoint: Sendable {
     /// How one request ends: the outcome, and how long to wait before answering.
     struct Answer {
         var apnsId: String
-        var outcome: Result<AcceptedNotification, APNsReason>
+        /// Why the request was refused; nil: accepted.
+        var refusal: APNsReason?
         var delay: Duration
     }
 
@@ -78,13 +79,14 @@ final class ProviderEndpoint: Sendable {
                     "environment": environment, "payload": notification.payload,
                 ])
             log.append(request, apnsId: apnsId, outcome: outcome, fate: gateway.accept(notification))
+            return Answer(apnsId: apnsId, refusal: nil, delay: delay)
         case .failure(let reason):
             log.append(request, apnsId: apnsId, outcome: outcome)
             timeline.publish(
                 .apnsRejected, source: "apns",
                 ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(reason.status)", "reason": reason.reason])
+            return Answer(apnsId: apnsId, refusal: reason, delay: delay)
         }
-        return Answer(apnsId: apnsId, outcome: outcome, delay: delay)
     }
 
     /// A request whose header block broke HTTP/2's rules: its stream was reset before the provider API

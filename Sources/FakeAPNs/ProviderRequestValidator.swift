@@ -101,7 +101,8 @@ public struct ProviderRequestValidator: Sendable {
         guard fields.method == "POST" else { throw APNsReason.methodNotAllowed }
         let path = fields.path ?? ""
         guard path.hasPrefix("/3/device/") else { throw APNsReason.badPath }
-        let rawToken = String(path.dropFirst("/3/device/".count))
+        // Cut at a byte: the prefix is ASCII, and no grapheme rule is needed.
+        let rawToken = String(Substring(path.utf8.dropFirst("/3/device/".utf8.count)))
         guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
 
         if let certificate {
@@ -195,9 +196,15 @@ public struct ProviderRequestValidator: Sendable {
     /// The same, without copying the token out of the header.
     static func bearerTokenSlice(_ authorization: String) -> Substring? {
         let bytes = authorization.utf8
-        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let scheme = bytes[..<space]
-        guard scheme.count == 6, scheme.lazy.map({ $0 | 0x20 }).elementsEqual("bearer".utf8) else { return nil }
+        guard let space = bytes.firstIndex(of: UInt8(ascii: " ")),
+            bytes.distance(from: bytes.startIndex, to: space) == 6
+        else { return nil }
+        // The scheme in any case: each byte of "bearer" with its case bit set.
+        var scheme = bytes.startIndex
+        for letter in "bearer".utf8 {
+            guard bytes[scheme] | 0x20 == letter else { return nil }
+            scheme = bytes.index(after: scheme)
+        }
         // Cut at a byte, not a character: the space is ASCII, so the cut is on a boundary, and nothing
         // needs the grapheme rules that cutting at a character would apply.
         let token = Substring(bytes[bytes.index(after: space)...])

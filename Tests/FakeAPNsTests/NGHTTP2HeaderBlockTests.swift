@@ -53,6 +53,31 @@ import Testing
         #expect(third == token + "x" && storage(third) != storage(first))
     }
 
+    /// Fields in another order than the last block's are still found among the connection's earlier ones.
+    @Test func aFieldSharesItsStringsInAnyOrder() {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        let topic = "com.example.app.with.a.long.topic"
+        let path = "/3/device/" + String(repeating: "ab", count: 32)
+        block.begin(stream: 1)
+        _ = add(&block, stream: 1, ":path", path)
+        _ = add(&block, stream: 1, "apns-topic", topic)
+        let first = block.finish(stream: 1)!
+        block.begin(stream: 3)
+        _ = add(&block, stream: 3, "apns-topic", topic)
+        _ = add(&block, stream: 3, ":path", path)
+        let second = block.finish(stream: 3)!
+        #expect(second.map(\.name) == ["apns-topic", ":path"])
+        #expect(storage(second[0].value) == storage(first[1].value))
+        #expect(storage(second[1].value) == storage(first[0].value))
+        // Then in the same order again, found at their places.
+        block.begin(stream: 5)
+        _ = add(&block, stream: 5, "apns-topic", topic)
+        _ = add(&block, stream: 5, ":path", path)
+        let third = block.finish(stream: 5)!
+        #expect(
+            storage(third[0].value) == storage(first[1].value) && storage(third[1].value) == storage(first[0].value))
+    }
+
     @Test func aNameOutsideASCIIIsKeptWithQuestionMarksForTheCheckToRefuse() {
         var block = NGHTTP2HeaderBlock(limit: 16_384)
         block.begin(stream: 1)

@@ -221,6 +221,44 @@ import Testing
                 [(":method", "POST"), (":scheme", "https"), (":path", "/"), ("Apns-Topic", "a")], trailers: false)
                 != nil)
     }
+
+    static let block: [(name: String, value: String)] = [
+        (":method", "POST"), (":scheme", "https"), (":path", "/3/device/ab"), ("authorization", "bearer x.y.z"),
+        ("apns-topic", "com.example.app"),
+    ]
+
+    /// Fields equal to the ones at their places in a block that passed skip only their own checks.
+    @Test func fieldsCheckedBeforeSkipOnlyTheirOwnChecks() {
+        let checked = Self.block
+        #expect(RequestHeaderCheck.problem(checked, trailers: false, checked: checked) == nil)
+        // A field that changed is checked, however many others did not.
+        var changed = checked
+        changed[3].value = "bearer x.y\r\n.z"
+        #expect(
+            RequestHeaderCheck.problem(changed, trailers: false, checked: checked)
+                == "field authorization: NUL, CR or LF in the value")
+        changed = checked
+        changed[4].name = "Apns-Topic"
+        #expect(
+            RequestHeaderCheck.problem(changed, trailers: false, checked: checked)
+                == "field name 'Apns-Topic' is not a lowercase token")
+        // The block's own rules hold for known fields too: here the known one is the second :path.
+        let repeated = [(name: ":path", value: "/3/device/ab")] + checked.dropFirst()
+        #expect(
+            RequestHeaderCheck.problem(repeated, trailers: false, checked: checked)
+                == "pseudo-header :path more than once")
+        #expect(
+            RequestHeaderCheck.problem(checked, trailers: true, checked: checked) == "pseudo-header :method in trailers"
+        )
+        #expect(
+            RequestHeaderCheck.problem(Array(checked.prefix(2)), trailers: false, checked: checked)
+                == "a request without :method, :scheme and :path")
+        // A field is known only at its own place: one that passed elsewhere is checked where it is now.
+        let moved = Array(checked.prefix(3)) + [("connection", "close")]
+        #expect(
+            RequestHeaderCheck.problem(moved, trailers: false, checked: checked + [("connection", "close")])
+                == "connection-specific field connection")
+    }
 }
 
 /// The word-at-a-time scan for NUL, CR and LF agrees with a byte-by-byte one on every position and length.
