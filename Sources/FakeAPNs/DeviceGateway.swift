@@ -148,7 +148,6 @@ public final class DeviceGateway: Sendable {
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
     @discardableResult
     func accept(_ notification: AcceptedNotification) -> Fate {
-        let now = clock.now
         enum Decision {
             case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
@@ -167,6 +166,8 @@ public final class DeviceGateway: Sendable {
                 return .coalesce(replacing: previous)
             }
             if notification.expiration == 0 { return .discard("apns-expiration 0: one attempt, never stored") }
+            // The clock is read only for a notification to store: delivering one does not need it.
+            let now = clock.now
             let expiresAt =
                 notification.expiration.map { Date(timeIntervalSince1970: TimeInterval($0)) }
                 ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))

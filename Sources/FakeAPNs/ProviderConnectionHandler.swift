@@ -85,7 +85,8 @@ final class ProviderConnectionHandler: ChannelInboundHandler {
                 pending[stream]?.append(bytes)
             }
         case .closed(let stream):
-            pending[stream] = nil
+            // Most streams close answered, with nothing pending on the connection: no key to hash.
+            if !pending.isEmpty { pending[stream] = nil }
         }
     }
 
