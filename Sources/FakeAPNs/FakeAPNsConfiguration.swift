@@ -39,12 +39,12 @@ public struct FakeAPNsConfiguration: Sendable {
     public var controlLimits = HTTPLimits()
     public var delivery = DeliveryPolicy()
     /// The notification log keeps the newest requests and forgets older ones, so that a long-running
-    /// FakeAPNs does not grow without end: at least the newest this many, unless ``logBudget`` runs out
-    /// first; nil (with no budget) keeps every request.
+    /// FakeAPNs does not grow without end: the newest this many, unless ``logBudget`` runs out first;
+    /// nil (with no budget) keeps every request.
     public var logRetention: Int? = 100_000
     /// The most memory the notification log's entries may take, in bytes as the log estimates them
     /// (each request's fields and body, plus 64 bytes a field and 512 an entry: a typical push
-    /// with a provider token, about 1.7 KB); nil: no memory limit. The default keeps 10,000–20,000 of those.
+    /// with a provider token, about 1.7 KB); nil: no memory limit. The default keeps about 19,000 of those.
     public var logBudget: Int? = 32 << 20
     /// Records every provider exchange into this cassette (HTTP/2, with its stream).
     public var recorder: CassetteRecorder?

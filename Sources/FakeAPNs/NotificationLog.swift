@@ -64,14 +64,14 @@ public final class NotificationLog: Sendable {
 
     private struct State {
         /// The records kept: all of them, or the newest within the retention and the budget.
-        var records: Generations<Record>
+        var records: BoundedHistory<Record>
         /// Where each notification still held or stored is (its position counted from the first
         /// record ever), so decisions update it without a scan.
         var acceptedIndex: [String: Int] = [:]
         /// Decisions taken before their entry was appended (a decision made by a task that ran before
         /// the request's own thread got to the log); applied on append. Decisions about entries already
         /// forgotten land here too, so they turn over with the records: a decision waits at most two
-        /// generations for its entry.
+        /// renewals of the records for its entry (``BoundedHistory/renewals``).
         var early: [String: DeviceGateway.Fate] = [:]
         var earlier: [String: DeviceGateway.Fate] = [:]
     }
@@ -80,13 +80,13 @@ public final class NotificationLog: Sendable {
     private let limited: Bool
 
     /// - Parameters:
-    ///   - retention: keep only the newest entries, at least this many unless the budget runs out first
-    ///     (older ones are forgotten in batches); nil and no budget keep them all.
+    ///   - retention: keep only the newest entries, this many unless the budget runs out first
+    ///     (older ones are forgotten one at a time); nil and no budget keep them all.
     ///   - budget: and never more than this many bytes of them, as ``estimatedBytes(headers:body:)``
-    ///     counts them (``Generations``); nil: no memory limit.
+    ///     counts them (``BoundedHistory``); nil: no memory limit.
     init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "the log must keep at least one entry")
-        state = LockedState(State(records: Generations(retention: retention, budget: budget)))
+        state = LockedState(State(records: BoundedHistory(retention: retention, budget: budget)))
         limited = retention != nil || budget != nil
     }
 
@@ -103,7 +103,7 @@ public final class NotificationLog: Sendable {
     /// Records a request with the outcome of its validation and, for an accepted one, what the gateway
     /// decided at once.
     func append(
-        _ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>,
+        _ request: ProviderRequest, apnsId: String, outcome: consuming Result<AcceptedNotification, APNsReason>,
         fate: DeviceGateway.Fate? = nil
     ) {
         let accepted: Bool
@@ -111,11 +111,11 @@ public final class NotificationLog: Sendable {
         // The provider token is kept as the request's own string (shared, not copied) and redacted
         // whenever an entry is read.
         var record = Record(
-            headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: outcome,
+            headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: consume outcome,
             decision: accepted ? "accepted" : "rejected", receivedAt: Date())
         if let fate { record.apply(fate) }
         let bytes = limited ? Self.estimatedBytes(headers: request.headers, body: request.body) : 0
-        let forgotten = state.withLock { state -> [Record] in
+        let forgotten = state.withLock { state -> Record? in
             // Only a notification still held or stored can be decided on again.
             if accepted, record.decision == "accepted" || record.decision == "stored" {
                 state.acceptedIndex[apnsId] = state.records.nextPosition
@@ -125,17 +125,19 @@ public final class NotificationLog: Sendable {
                     record.apply(fate)
                 }
             }
-            // A whole generation is forgotten at a time, which keeps the cost per entry constant; its
-            // records are freed after the lock is released.
-            let turnovers = state.records.turnovers
+            // The oldest records are forgotten as new ones come; the one returned is freed after the
+            // lock is released. What goes with the records turns over when they have been renewed.
+            let renewals = state.records.renewals
             let dropped = state.records.append(record, bytes: bytes)
-            if state.records.turnovers != turnovers, !(state.early.isEmpty && state.earlier.isEmpty) {
-                state.earlier = state.early
-                state.early = [:]
-            }
-            if !dropped.isEmpty, !state.acceptedIndex.isEmpty {
-                let first = state.records.forgotten
-                state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
+            if state.records.renewals != renewals {
+                if !(state.early.isEmpty && state.earlier.isEmpty) {
+                    state.earlier = state.early
+                    state.early = [:]
+                }
+                if !state.acceptedIndex.isEmpty {
+                    let first = state.records.forgotten
+                    state.acceptedIndex = state.acceptedIndex.filter { $0.value >= first }
+                }
             }
             return dropped
         }
@@ -170,8 +172,8 @@ public final class NotificationLog: Sendable {
     /// Every entry, oldest first, optionally only those for one device token.
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
-        let (older, newer) = state.withLock { ($0.records.older, $0.records.newer) }
-        let records = older + newer
+        let history = state.withLock { $0.records }
+        let records = history.all
         return records.compactMap { record in
             guard token == nil || record.deviceToken == token else { return nil }
             return record.entry

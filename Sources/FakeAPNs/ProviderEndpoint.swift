@@ -78,10 +78,12 @@ final class ProviderEndpoint: Sendable {
                     "pushType": notification.pushType, "priority": String(notification.priority),
                     "environment": environment, "payload": notification.payload,
                 ])
-            log.append(request, apnsId: apnsId, outcome: outcome, fate: gateway.accept(notification))
+            let fate = gateway.accept(notification)
+            // Moved into the log, not copied: a copy is a retain and a release of each of its strings.
+            log.append(request, apnsId: apnsId, outcome: consume outcome, fate: fate)
             return Answer(apnsId: apnsId, refusal: nil, delay: delay)
         case .failure(let reason):
-            log.append(request, apnsId: apnsId, outcome: outcome)
+            log.append(request, apnsId: apnsId, outcome: consume outcome)
             timeline.publish(
                 .apnsRejected, source: "apns",
                 ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(reason.status)", "reason": reason.reason])

@@ -9,7 +9,7 @@ import Foundation
 public final class Timeline: Sendable {
     private struct State {
         /// The events kept: all of them, or the newest within a retention and a memory budget.
-        var events: Generations<TimelineEvent>
+        var events: BoundedHistory<TimelineEvent>
         /// How many events were ever published, including those no longer kept.
         var published = 0
         var subscribers: [UUID: AsyncStream<TimelineEvent>.Continuation] = [:]
@@ -30,21 +30,20 @@ public final class Timeline: Sendable {
     private let stamp: EventAttributes
 
     /// - Parameters:
-    ///   - retention: keep only the newest events, at least this many unless the budget runs out
-    ///     first (for a long-running `harness serve`, whose timeline nobody reads back); nil and no
-    ///     budget keep them all, as a run's reports need.
+    ///   - retention: keep only the newest events, this many unless the budget runs out first (for a
+    ///     long-running `harness serve`); nil and no budget keep them all, as a run's reports need.
     ///   - budget: and never more than this many bytes of them, as ``estimatedBytes(of:)`` counts
-    ///     them (``Generations``); nil: no memory limit.
+    ///     them (``BoundedHistory``); nil: no memory limit.
     public init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "a timeline must keep at least one event")
-        state = LockedState(State(events: Generations(retention: retention, budget: budget)))
+        state = LockedState(State(events: BoundedHistory(retention: retention, budget: budget)))
         limited = retention != nil || budget != nil
         base = nil
         stamp = [:]
     }
 
     private init(base: Timeline, stamp: EventAttributes) {
-        state = LockedState(State(events: Generations()))
+        state = LockedState(State(events: BoundedHistory()))
         limited = false
         self.base = base
         self.stamp = stamp
@@ -75,30 +74,30 @@ public final class Timeline: Sendable {
         if let base { return base.publish(kind, source: source, attributes.merging(stamp)) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
         let bytes = limited ? Self.estimatedBytes(kind, source, attributes) : 0
-        var forgotten: [TimelineEvent] = []
+        var forgotten: TimelineEvent?
         let event = state.withLock { state in
             state.published += 1
             let event = TimelineEvent(
                 sequence: state.published, elapsed: seconds, date: startDate.addingTimeInterval(seconds), kind: kind,
                 source: source,
                 attributes: attributes)
-            // A forgotten generation is freed after the lock is released, so other publishers do not
-            // wait for it.
+            // A forgotten event is freed after the lock is released, so other publishers do not wait
+            // for it.
             forgotten = state.events.append(event, bytes: bytes)
             for continuation in state.subscribers.values { continuation.yield(event) }
             return event
         }
-        // The forgotten generation is freed here, outside the lock.
-        withExtendedLifetime(forgotten) {}
+        // The forgotten event is freed here, outside the lock.
+        _ = consume forgotten
         return event
     }
 
     /// Everything published so far, in order (only the newest, when limited).
     public var events: [TimelineEvent] {
         if let base { return base.events }
-        // Joined after the lock is released: publishers on the event loops wait for it.
-        let (older, newer) = state.withLock { ($0.events.older, $0.events.newer) }
-        return older + newer
+        // Copied out after the lock is released: publishers on the event loops wait for it.
+        let history = state.withLock { $0.events }
+        return history.all
     }
 
     /// A stream of every event, past and future, ending when ``finish()`` is called.
@@ -107,8 +106,7 @@ public final class Timeline: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
         let id = UUID()
         state.withLock { state in
-            for event in state.events.older { continuation.yield(event) }
-            for event in state.events.newer { continuation.yield(event) }
+            for event in state.events.all { continuation.yield(event) }
             if state.finished {
                 continuation.finish()
             } else {

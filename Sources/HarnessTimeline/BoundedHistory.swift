@@ -1,0 +1,106 @@
+/// The newest elements of an endless stream (a long-running server's timeline or notification log),
+/// kept within a count and a memory budget: each append first forgets the oldest elements until the
+/// new one fits. So what is kept never takes more than the budget (unless one element alone is over
+/// it), and it is always the newest `retention` elements or the budget's worth, whichever is fewer.
+/// An element's bytes are the caller's estimate of what keeping it costs.
+///
+/// Elements are forgotten one at a time, as new ones come, rather than a batch at a time: the memory
+/// each one gives back is of the sizes the next one is about to ask for, and glibc's per-thread caches
+/// hand it straight back. Freeing thousands of records at once went past those caches into the
+/// allocator's slow paths, and cost FakeAPNs about 7 % of its throughput (docs/benchmarks.md).
+public struct BoundedHistory<Element> {
+    /// At most this many elements are kept; nil: no count limit.
+    public let retention: Int?
+    /// What the kept elements may take together, in estimated bytes; nil: no memory limit.
+    public let budget: Int?
+    /// A ring: the oldest kept element at `head`, the others after it, wrapping around.
+    private var slots: [(element: Element, bytes: Int)?] = []
+    private var head = 0
+    /// How many elements are kept.
+    public private(set) var count = 0
+    /// What the kept elements take, as their appends estimated it.
+    public private(set) var bytes = 0
+    /// How many of the oldest elements were forgotten; positions count from the first element ever.
+    public private(set) var forgotten = 0
+    /// How many times the kept elements were renewed: as many were forgotten since the last renewal as
+    /// were kept then. What goes with the elements (a table of pending changes) can turn over with
+    /// them.
+    public private(set) var renewals = 0
+    private var nextRenewal = 1
+
+    public init(retention: Int? = nil, budget: Int? = nil) {
+        precondition(retention.map { $0 > 0 } ?? true, "a retention keeps at least one element")
+        precondition(budget.map { $0 > 0 } ?? true, "a memory budget is more than zero bytes")
+        self.retention = retention
+        self.budget = budget
+    }
+
+    /// Appends `element`, which takes `bytes` to keep, after forgetting the oldest elements it does not
+    /// fit beside. Returns the oldest one forgotten, if any, for the caller to free once any lock
+    /// around this value is released (a few more, when a large element makes room for itself, are
+    /// freed here).
+    public mutating func append(_ element: Element, bytes: Int) -> Element? {
+        var oldest: Element?
+        while count > 0, (retention.map { count >= $0 } ?? false) || (budget.map { self.bytes + bytes > $0 } ?? false) {
+            let dropped = removeOldest()
+            if oldest == nil { oldest = dropped }
+        }
+        if count == slots.count { grow() }
+        slots[(head + count) % slots.count] = (element, bytes)
+        count += 1
+        self.bytes += bytes
+        return oldest
+    }
+
+    private mutating func removeOldest() -> Element {
+        var slot: (element: Element, bytes: Int)? = nil
+        swap(&slot, &slots[head])
+        head = (head + 1) % slots.count
+        count -= 1
+        bytes -= slot!.bytes
+        forgotten += 1
+        if forgotten >= nextRenewal {
+            renewals += 1
+            nextRenewal = forgotten + count + 1
+        }
+        return slot!.element
+    }
+
+    /// Twice the room (up to the retention), the kept elements moved to its start.
+    private mutating func grow() {
+        var capacity = max(16, 2 * slots.count)
+        if let retention { capacity = min(capacity, retention) }
+        var larger: [(element: Element, bytes: Int)?] = []
+        larger.reserveCapacity(capacity)
+        for index in 0..<count {
+            var slot: (element: Element, bytes: Int)? = nil
+            swap(&slot, &slots[(head + index) % slots.count])
+            larger.append(slot)
+        }
+        larger.append(contentsOf: repeatElement(nil, count: capacity - count))
+        slots = larger
+        head = 0
+    }
+
+    /// Every kept element, oldest first.
+    public var all: [Element] { (0..<count).map { slots[(head + $0) % slots.count]!.element } }
+
+    /// Changes the element appended `position`-th, if it is still kept; returns whether it was.
+    @discardableResult
+    public mutating func update(position: Int, _ change: (inout Element) -> Void) -> Bool {
+        let local = position - forgotten
+        guard local >= 0, local < count else { return false }
+        change(&slots[(head + local) % slots.count]!.element)
+        return true
+    }
+
+    /// The position the next element appended will have.
+    public var nextPosition: Int { forgotten + count }
+
+    /// Forgets everything, positions included.
+    public mutating func removeAll() {
+        self = BoundedHistory(retention: retention, budget: budget)
+    }
+}
+
+extension BoundedHistory: Sendable where Element: Sendable {}
