@@ -8,25 +8,32 @@
 /// each one gives back is of the sizes the next one is about to ask for, and glibc's per-thread caches
 /// hand it straight back. Freeing thousands of records at once went past those caches into the
 /// allocator's slow paths, and cost FakeAPNs about 7 % of its throughput (docs/benchmarks.md).
+///
+/// Its appends are inlinable, so that the notification log's, in another module, is specialized for its
+/// records rather than run through generic value witnesses.
 public struct BoundedHistory<Element> {
     /// At most this many elements are kept; nil: no count limit.
     public let retention: Int?
     /// What the kept elements may take together, in estimated bytes; nil: no memory limit.
     public let budget: Int?
     /// A ring: the oldest kept element at `head`, the others after it, wrapping around.
-    private var slots: [(element: Element, bytes: Int)?] = []
-    private var head = 0
+    @usableFromInline var slots: [(element: Element, bytes: Int)?] = []
+    @usableFromInline var head = 0
     /// How many elements are kept.
-    public private(set) var count = 0
+    public var count: Int { _count }
+    @usableFromInline var _count = 0
     /// What the kept elements take, as their appends estimated it.
-    public private(set) var bytes = 0
+    public var bytes: Int { _bytes }
+    @usableFromInline var _bytes = 0
     /// How many of the oldest elements were forgotten; positions count from the first element ever.
-    public private(set) var forgotten = 0
+    public var forgotten: Int { _forgotten }
+    @usableFromInline var _forgotten = 0
     /// How many times the kept elements were renewed: as many were forgotten since the last renewal as
     /// were kept then. What goes with the elements (a table of pending changes) can turn over with
     /// them.
-    public private(set) var renewals = 0
-    private var nextRenewal = 1
+    public var renewals: Int { _renewals }
+    @usableFromInline var _renewals = 0
+    @usableFromInline var nextRenewal = 1
 
     public init(retention: Int? = nil, budget: Int? = nil) {
         precondition(retention.map { $0 > 0 } ?? true, "a retention keeps at least one element")
@@ -39,63 +46,70 @@ public struct BoundedHistory<Element> {
     /// fit beside. Returns the oldest one forgotten, if any, for the caller to free once any lock
     /// around this value is released (a few more, when a large element makes room for itself, are
     /// freed here).
+    @inlinable
     public mutating func append(_ element: Element, bytes: Int) -> Element? {
         var oldest: Element?
-        while count > 0, (retention.map { count >= $0 } ?? false) || (budget.map { self.bytes + bytes > $0 } ?? false) {
+        while _count > 0,
+            (retention.map { _count >= $0 } ?? false) || (budget.map { self._bytes + bytes > $0 } ?? false)
+        {
             let dropped = removeOldest()
             if oldest == nil { oldest = dropped }
         }
-        if count == slots.count { grow() }
-        slots[(head + count) % slots.count] = (element, bytes)
-        count += 1
-        self.bytes += bytes
+        if _count == slots.count { grow() }
+        slots[(head + _count) % slots.count] = (element, bytes)
+        _count += 1
+        self._bytes += bytes
         return oldest
     }
 
-    private mutating func removeOldest() -> Element {
+    @inlinable
+    mutating func removeOldest() -> Element {
         var slot: (element: Element, bytes: Int)? = nil
         swap(&slot, &slots[head])
         head = (head + 1) % slots.count
-        count -= 1
-        bytes -= slot!.bytes
-        forgotten += 1
-        if forgotten >= nextRenewal {
-            renewals += 1
-            nextRenewal = forgotten + count + 1
+        _count -= 1
+        _bytes -= slot!.bytes
+        _forgotten += 1
+        if _forgotten >= nextRenewal {
+            _renewals += 1
+            nextRenewal = _forgotten + _count + 1
         }
         return slot!.element
     }
 
     /// Twice the room (up to the retention), the kept elements moved to its start.
-    private mutating func grow() {
+    @usableFromInline
+    mutating func grow() {
         var capacity = max(16, 2 * slots.count)
         if let retention { capacity = min(capacity, retention) }
         var larger: [(element: Element, bytes: Int)?] = []
         larger.reserveCapacity(capacity)
-        for index in 0..<count {
+        for index in 0..<_count {
             var slot: (element: Element, bytes: Int)? = nil
             swap(&slot, &slots[(head + index) % slots.count])
             larger.append(slot)
         }
-        larger.append(contentsOf: repeatElement(nil, count: capacity - count))
+        larger.append(contentsOf: repeatElement(nil, count: capacity - _count))
         slots = larger
         head = 0
     }
 
     /// Every kept element, oldest first.
-    public var all: [Element] { (0..<count).map { slots[(head + $0) % slots.count]!.element } }
+    @inlinable
+    public var all: [Element] { (0..<_count).map { slots[(head + $0) % slots.count]!.element } }
 
     /// Changes the element appended `position`-th, if it is still kept; returns whether it was.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func update(position: Int, _ change: (inout Element) -> Void) -> Bool {
-        let local = position - forgotten
-        guard local >= 0, local < count else { return false }
+        let local = position - _forgotten
+        guard local >= 0, local < _count else { return false }
         change(&slots[(head + local) % slots.count]!.element)
         return true
     }
 
     /// The position the next element appended will have.
-    public var nextPosition: Int { forgotten + count }
+    @inlinable
+    public var nextPosition: Int { _forgotten + _count }
 
     /// Forgets everything, positions included.
     public mutating func removeAll() {
