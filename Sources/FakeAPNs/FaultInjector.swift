@@ -1,6 +1,5 @@
 import Foundation
 import HarnessTimeline
-import Synchronization
 
 /// Failures and rate limits injected per device token through the control API: the way to make
 /// FakeAPNs answer `429`, `500`, `503` or `410`, or answer slowly, on demand.
@@ -51,9 +50,6 @@ public final class FaultInjector: Sendable {
     }
 
     private let state = LockedState(State())
-    /// Whether anything is injected or limited, kept with `state` under its lock: a push reads it
-    /// without taking the lock, which both event loops would otherwise take for every push.
-    private let active = Atomic<Bool>(false)
 
     public init() {}
 
@@ -92,11 +88,11 @@ public final class FaultInjector: Sendable {
     }
 
     public func inject(_ failure: Failure, for token: String) {
-        change { $0.failures[token.lowercased()] = failure }
+        state.withLock { $0.failures[token.lowercased()] = failure }
     }
 
     public func limit(_ token: String, to limit: RateLimit?) {
-        change { state in
+        state.withLock { state in
             let token = token.lowercased()
             if let limit {
                 state.limits[token] = (limit, limit.capacity, .now)
@@ -106,22 +102,13 @@ public final class FaultInjector: Sendable {
         }
     }
 
-    public func reset() { change { $0 = State() } }
-
-    /// Changes the state and says whether anything is now injected or limited.
-    private func change<Result>(_ body: (inout State) -> Result) -> Result {
-        state.withLock { state in
-            let result = body(&state)
-            active.store(!(state.limits.isEmpty && state.failures.isEmpty), ordering: .releasing)
-            return result
-        }
-    }
+    public func reset() { state.withLock { $0 = State() } }
 
     /// Consumes one request's worth of the injected failure and of the rate limit for `token`.
     func verdict(for token: String, now: ContinuousClock.Instant = .now) -> Verdict {
-        // Most runs inject nothing: no lock to take, no token to look up.
-        guard active.load(ordering: .acquiring) else { return Verdict(refusal: nil, delay: .zero) }
-        return change { state in
+        state.withLock { state in
+            // Most runs inject nothing: no token to look up.
+            if state.limits.isEmpty, state.failures.isEmpty { return Verdict(refusal: nil, delay: .zero) }
             if var entry = state.limits[token] {
                 let elapsed = entry.updated.duration(to: now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

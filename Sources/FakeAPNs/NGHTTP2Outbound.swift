@@ -29,6 +29,7 @@ struct NGHTTP2Outbound {
                 heldHeads[stream] = fields
             }
         case .body(let bytes, let stream):
+            // One body a response: ProviderConnectionHandler writes an answer's body once.
             bodies[stream] = bytes
             result = submitBody(of: stream, session: session)
         case .reset(let stream):

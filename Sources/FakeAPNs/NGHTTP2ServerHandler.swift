@@ -5,8 +5,8 @@ import NIOHTTP2
 
 /// HTTP/2 for a provider connection on libnghttp2: TLS's plaintext in, each stream's request up to
 /// ``ProviderConnectionHandler`` as ``ProviderStreamPart``s; its answers down as
-/// ``ProviderOutboundPart``s, nghttp2's bytes out. Frames, HPACK and flow control are nghttp2's; everything above (validation,
-/// token rules, delivery, the log) is FakeAPNs's.
+/// ``ProviderOutboundPart``s, nghttp2's bytes out. Frames, HPACK and flow control are nghttp2's;
+/// everything above (validation, token rules, delivery, the log) is FakeAPNs's.
 ///
 /// nghttp2 must never be re-entered from one of its callbacks (its programmer's guide): the parts a
 /// callback makes are queued and handed up once `mem_recv` or `mem_send` has returned, and a

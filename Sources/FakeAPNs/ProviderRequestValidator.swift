@@ -133,7 +133,8 @@ public struct ProviderRequestValidator: Sendable {
         let suffix = Self.suffix(of: topic)
         guard
             suffix.isEmpty
-                ? topic == record.topic : topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8)
+                ? topic.utf8.elementsEqual(record.topic.utf8)
+                : topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8)
         else {
             throw APNsReason.deviceTokenNotForTopic
         }

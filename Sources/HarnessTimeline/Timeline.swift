@@ -18,7 +18,8 @@ public final class Timeline: Sendable {
 
     private let state: LockedState<State>
     /// The monotonic clock's reading at the start, in nanoseconds: read as a plain count, which costs an
-    /// event less than `ContinuousClock`'s 128-bit durations.
+    /// event less than `ContinuousClock`'s 128-bit durations. Unlike `ContinuousClock` it stops while the
+    /// system sleeps, which a harness's machine does not do mid-run.
     private let start = DispatchTime.now().uptimeNanoseconds
     /// The wall-clock time at `start`: an event's date is this plus its elapsed time, one clock read.
     private let startDate = Date()

@@ -78,6 +78,25 @@ import Testing
             storage(third[0].value) == storage(first[1].value) && storage(third[1].value) == storage(first[0].value))
     }
 
+    /// A name repeated with two values: the connection remembers only the newest value for a name, and
+    /// the older one is still shared, found at its place in the last block.
+    @Test func aRepeatedNameSharesBothValues() {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        let first = "first value, longer than a small string"
+        let second = "second value, longer than a small string"
+        block.begin(stream: 1)
+        _ = add(&block, stream: 1, "x-repeated", first)
+        _ = add(&block, stream: 1, "x-repeated", second)
+        let one = block.finish(stream: 1)!
+        block.begin(stream: 3)
+        _ = add(&block, stream: 3, "x-repeated", first)
+        _ = add(&block, stream: 3, "x-repeated", second)
+        let two = block.finish(stream: 3)!
+        #expect(two.map(\.value) == [first, second])
+        #expect(storage(two[0].value) == storage(one[0].value))
+        #expect(storage(two[1].value) == storage(one[1].value))
+    }
+
     @Test func aNameOutsideASCIIIsKeptWithQuestionMarksForTheCheckToRefuse() {
         var block = NGHTTP2HeaderBlock(limit: 16_384)
         block.begin(stream: 1)
