@@ -53,27 +53,27 @@ import Testing
         #expect(third == token + "x" && storage(third) != storage(first))
     }
 
+    /// Reads `fields` as the whole block of `stream`.
+    func read(
+        _ block: inout NGHTTP2HeaderBlock, stream: Int32, _ fields: [(String, String)]
+    ) -> [(name: String, value: String)] {
+        block.begin(stream: stream)
+        for (name, value) in fields { _ = add(&block, stream: stream, name, value) }
+        return block.finish(stream: stream)!
+    }
+
     /// Fields in another order than the last block's are still found among the connection's earlier ones.
     @Test func aFieldSharesItsStringsInAnyOrder() {
         var block = NGHTTP2HeaderBlock(limit: 16_384)
-        let topic = "com.example.app.with.a.long.topic"
-        let path = "/3/device/" + String(repeating: "ab", count: 32)
-        block.begin(stream: 1)
-        _ = add(&block, stream: 1, ":path", path)
-        _ = add(&block, stream: 1, "apns-topic", topic)
-        let first = block.finish(stream: 1)!
-        block.begin(stream: 3)
-        _ = add(&block, stream: 3, "apns-topic", topic)
-        _ = add(&block, stream: 3, ":path", path)
-        let second = block.finish(stream: 3)!
+        let topic = ("apns-topic", "com.example.app.with.a.long.topic")
+        let path = (":path", "/3/device/" + String(repeating: "ab", count: 32))
+        let first = read(&block, stream: 1, [path, topic])
+        let second = read(&block, stream: 3, [topic, path])
         #expect(second.map(\.name) == ["apns-topic", ":path"])
         #expect(storage(second[0].value) == storage(first[1].value))
         #expect(storage(second[1].value) == storage(first[0].value))
         // Then in the same order again, found at their places.
-        block.begin(stream: 5)
-        _ = add(&block, stream: 5, "apns-topic", topic)
-        _ = add(&block, stream: 5, ":path", path)
-        let third = block.finish(stream: 5)!
+        let third = read(&block, stream: 5, [topic, path])
         #expect(
             storage(third[0].value) == storage(first[1].value) && storage(third[1].value) == storage(first[0].value))
     }
@@ -82,17 +82,13 @@ import Testing
     /// the older one is still shared, found at its place in the last block.
     @Test func aRepeatedNameSharesBothValues() {
         var block = NGHTTP2HeaderBlock(limit: 16_384)
-        let first = "first value, longer than a small string"
-        let second = "second value, longer than a small string"
-        block.begin(stream: 1)
-        _ = add(&block, stream: 1, "x-repeated", first)
-        _ = add(&block, stream: 1, "x-repeated", second)
-        let one = block.finish(stream: 1)!
-        block.begin(stream: 3)
-        _ = add(&block, stream: 3, "x-repeated", first)
-        _ = add(&block, stream: 3, "x-repeated", second)
-        let two = block.finish(stream: 3)!
-        #expect(two.map(\.value) == [first, second])
+        let fields = [
+            ("x-repeated", "first value, longer than a small string"),
+            ("x-repeated", "second value, longer than a small string"),
+        ]
+        let one = read(&block, stream: 1, fields)
+        let two = read(&block, stream: 3, fields)
+        #expect(two.map(\.value) == fields.map(\.1))
         #expect(storage(two[0].value) == storage(one[0].value))
         #expect(storage(two[1].value) == storage(one[1].value))
     }
