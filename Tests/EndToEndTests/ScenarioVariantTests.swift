@@ -326,7 +326,7 @@ import Testing
                 "the chain broke at device.notification.shown {body: Nebula tonight, identifier: apod, replaced: true}"),
         Variant(
             scenario: "priority-5-coalesced", wrong: "no coalescing window: the first push is delivered too",
-            edits: [Edit(old: "coalescingWindow: 3s", new: "coalescingWindow: 0s")], message: "device.push.received:"),
+            edits: [Edit(old: "coalescingWindow: 8s", new: "coalescingWindow: 0s")], message: "device.push.received:"),
     ]
 
     /// harness.yml's lines for `scenario`: from its name to the next scenario's.
