@@ -289,8 +289,7 @@ public final class DeviceGateway: Sendable {
         _ notification: AcceptedNotification, _ kind: EventKind, _ attributes: consuming EventAttributes
     ) -> Fate {
         // Added to the caller's own attributes, not merged into a copy of them.
-        if attributes["apnsId"] == nil { attributes["apnsId"] = notification.apnsId }
-        if attributes["deviceToken"] == nil { attributes["deviceToken"] = notification.deviceToken }
+        attributes.merge(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken])
         timeline.publish(kind, source: "apns", attributes)
         return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
     }

@@ -173,11 +173,11 @@ public final class NotificationLog: Sendable {
     public func entries(deviceToken: String? = nil) -> [Entry] {
         let token = deviceToken?.lowercased()
         let history = state.withLock { $0.records }
-        let records = history.all
-        return records.compactMap { record in
-            guard token == nil || record.deviceToken == token else { return nil }
-            return record.entry
+        var entries: [Entry] = []
+        history.forEach { record in
+            if token == nil || record.deviceToken == token { entries.append(record.entry) }
         }
+        return entries
     }
 
     public var all: [Entry] { entries() }

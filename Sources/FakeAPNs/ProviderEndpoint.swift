@@ -63,14 +63,9 @@ final class ProviderEndpoint: Sendable {
             delay = verdict.delay
             if let refusal = verdict.refusal { outcome = .failure(refusal) }
         }
-        let apnsId: String
-        switch outcome {
-        case .success(let notification): apnsId = notification.apnsId
-        // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
-        case .failure: apnsId = fields.id ?? connection.messageIds.make()
-        }
         switch outcome {
         case .success(let notification):
+            let apnsId = notification.apnsId
             timeline.publish(
                 .apnsAccepted, source: "apns",
                 [
@@ -83,6 +78,8 @@ final class ProviderEndpoint: Sendable {
             log.append(request, apnsId: apnsId, outcome: consume outcome, fate: fate)
             return Answer(apnsId: apnsId, refusal: nil, delay: delay)
         case .failure(let reason):
+            // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
+            let apnsId = fields.id ?? connection.messageIds.make()
             log.append(request, apnsId: apnsId, outcome: consume outcome)
             timeline.publish(
                 .apnsRejected, source: "apns",

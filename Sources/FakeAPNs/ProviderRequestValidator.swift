@@ -25,36 +25,30 @@ public struct ProviderRequestValidator: Sendable {
 
     public static let maximumPayloadSize = 4096
     public static let maximumVoIPPayloadSize = 5120
-    /// The suffix Apple requires on `apns-topic` for each push type ("" for none); nil: not a push type.
+    /// The push types whose `apns-topic` Apple requires a suffix on, and the suffix; `alert`,
+    /// `background` and `mdm` take none.
+    static let requiredSuffixes: [(pushType: String, suffix: String)] = [
+        ("voip", ".voip"), ("complication", ".complication"), ("fileprovider", ".pushkit.fileprovider"),
+        ("location", ".location-query"), ("liveactivity", ".push-type.liveactivity"), ("pushtotalk", ".voip-ptt"),
+        ("widgets", ".push-type.widgets"), ("controls", ".push-type.controls"),
+    ]
+
+    /// The suffix Apple requires on `apns-topic` for `pushType` ("" for none); nil: not a push type.
     static func topicSuffix(for pushType: String) -> String? {
         switch pushType {
         case "alert", "background", "mdm": return ""
-        case "voip": return ".voip"
-        case "complication": return ".complication"
-        case "fileprovider": return ".pushkit.fileprovider"
-        case "location": return ".location-query"
-        case "liveactivity": return ".push-type.liveactivity"
-        case "pushtotalk": return ".voip-ptt"
-        case "widgets": return ".push-type.widgets"
-        case "controls": return ".push-type.controls"
-        default: return nil
+        default: return requiredSuffixes.first { $0.pushType == pushType }?.suffix
         }
     }
 
-    /// Every suffix of ``topicSuffix(for:)``; none is a suffix of another, so a topic ends with one at most.
-    static let topicSuffixes = [
-        ".voip", ".complication", ".pushkit.fileprovider", ".location-query", ".push-type.liveactivity",
-        ".voip-ptt", ".push-type.widgets", ".push-type.controls",
-    ]
+    /// Every required suffix; none is a suffix of another, so a topic ends with one at most.
+    static let topicSuffixes = requiredSuffixes.map(\.suffix)
+    /// The suffixes' last bytes: most topics are ruled out by theirs.
+    private static let suffixLastBytes = Set(topicSuffixes.compactMap(\.utf8.last))
 
     /// The suffix of ``topicSuffixes`` that `topic` ends with, or "".
     static func suffix(of topic: String) -> String {
-        // Every suffix ends with one of these letters: most topics are ruled out by their last byte.
-        guard let last = topic.utf8.last,
-            last == UInt8(ascii: "p") || last == UInt8(ascii: "n")
-                || last == UInt8(ascii: "r") || last == UInt8(ascii: "y") || last == UInt8(ascii: "t")
-                || last == UInt8(ascii: "s")
-        else { return "" }
+        guard let last = topic.utf8.last, suffixLastBytes.contains(last) else { return "" }
         return topicSuffixes.first { topic.utf8.reversed().starts(with: $0.utf8.reversed()) } ?? ""
     }
 
@@ -131,11 +125,7 @@ public struct ProviderRequestValidator: Sendable {
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
         let suffix = Self.suffix(of: topic)
-        guard
-            suffix.isEmpty
-                ? topic.utf8.elementsEqual(record.topic.utf8)
-                : topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8)
-        else {
+        guard topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8) else {
             throw APNsReason.deviceTokenNotForTopic
         }
 

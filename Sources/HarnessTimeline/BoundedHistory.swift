@@ -98,6 +98,12 @@ public struct BoundedHistory<Element> {
     @inlinable
     public var all: [Element] { (0..<_count).map { slots[(head + $0) % slots.count]!.element } }
 
+    /// Calls `body` with every kept element, oldest first, without copying them into an array.
+    @inlinable
+    public func forEach(_ body: (Element) throws -> Void) rethrows {
+        for index in 0..<_count { try body(slots[(head + index) % slots.count]!.element) }
+    }
+
     /// Changes the element appended `position`-th, if it is still kept; returns whether it was.
     @inlinable @discardableResult
     public mutating func update(position: Int, _ change: (inout Element) -> Void) -> Bool {

@@ -51,9 +51,14 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
     }
 
     /// Adds `other`'s fields; where both name one, `self`'s value stays.
+    public mutating func merge(_ other: EventAttributes) {
+        for (key, value) in other where self[key] == nil { pairs.append((key, value)) }
+    }
+
+    /// A copy with `other`'s fields added; where both name one, `self`'s value stays.
     public func merging(_ other: EventAttributes) -> EventAttributes {
         var merged = self
-        for (key, value) in other where merged[key] == nil { merged.pairs.append((key, value)) }
+        merged.merge(other)
         return merged
     }
 

@@ -107,7 +107,7 @@ public final class Timeline: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: TimelineEvent.self)
         let id = UUID()
         state.withLock { state in
-            for event in state.events.all { continuation.yield(event) }
+            state.events.forEach { continuation.yield($0) }
             if state.finished {
                 continuation.finish()
             } else {

@@ -83,6 +83,9 @@ import Testing
             }
             let all = kept.all
             #expect(all == Array((next - all.count)..<next))
+            var visited: [Int] = []
+            kept.forEach { visited.append($0) }
+            #expect(visited == all)
             #expect(kept.nextPosition == next && kept.forgotten == next - all.count)
         }
     }
