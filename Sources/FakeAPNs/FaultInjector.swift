@@ -104,12 +104,14 @@ public final class FaultInjector: Sendable {
 
     public func reset() { state.withLock { $0 = State() } }
 
-    /// Consumes one request's worth of the injected failure and of the rate limit for `token`.
-    func verdict(for token: String, now: ContinuousClock.Instant = .now) -> Verdict {
+    /// Consumes one request's worth of the injected failure and of the rate limit for `token`, at `now`
+    /// (nil: the clock is read only when a rate limit needs it).
+    func verdict(for token: String, now: ContinuousClock.Instant? = nil) -> Verdict {
         state.withLock { state in
-            // Most runs inject nothing: no token to look up.
+            // Most runs inject nothing: no token to look up, and no clock to read.
             if state.limits.isEmpty, state.failures.isEmpty { return Verdict(refusal: nil, delay: .zero) }
             if var entry = state.limits[token] {
+                let now = now ?? .now
                 let elapsed = entry.updated.duration(to: now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
                 entry.tokens = min(entry.limit.capacity, entry.tokens + seconds * entry.limit.requestsPerSecond)

@@ -110,12 +110,16 @@ public final class NotificationLog: Sendable {
         if case .success = outcome { accepted = true } else { accepted = false }
         // The provider token is kept as the request's own string (shared, not copied) and redacted
         // whenever an entry is read.
-        var record = Record(
+        var made = Record(
             headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: consume outcome,
             decision: accepted ? "accepted" : "rejected", receivedAt: Date())
-        if let fate { record.apply(fate) }
+        if let fate { made.apply(fate) }
         let bytes = limited ? Self.estimatedBytes(headers: request.headers, body: request.body) : 0
+        // Moved into the records through an optional the lock's closure takes it from: a copy would
+        // retain each of its strings, and release them all again when this one went.
+        var moving: Record? = consume made
         let forgotten = state.withLock { state -> Record? in
+            var record = moving.take()!
             // Only a notification still held or stored can be decided on again.
             if accepted, record.decision == "accepted" || record.decision == "stored" {
                 state.acceptedIndex[apnsId] = state.records.nextPosition
@@ -128,7 +132,7 @@ public final class NotificationLog: Sendable {
             // The oldest records are forgotten as new ones come; the one returned is freed after the
             // lock is released. What goes with the records turns over when they have been renewed.
             let renewals = state.records.renewals
-            let dropped = state.records.append(record, bytes: bytes)
+            let dropped = state.records.append(consume record, bytes: bytes)
             if state.records.renewals != renewals {
                 if !(state.early.isEmpty && state.earlier.isEmpty) {
                     state.earlier = state.early

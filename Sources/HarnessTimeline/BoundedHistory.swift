@@ -46,8 +46,12 @@ public struct BoundedHistory<Element> {
     /// fit beside. Returns the oldest one forgotten, if any, for the caller to free once any lock
     /// around this value is released (a few more, when a large element makes room for itself, are
     /// freed here).
+    ///
+    /// The element is moved in, and the one returned moved out: a history of values with many
+    /// references (a log record's strings) costs no retain and release of each when it goes in, and
+    /// none when it comes out, only the release that frees it.
     @inlinable
-    public mutating func append(_ element: Element, bytes: Int) -> Element? {
+    public mutating func append(_ element: consuming Element, bytes: Int) -> Element? {
         var oldest: Element?
         while _count > 0,
             (retention.map { _count >= $0 } ?? false) || (budget.map { self._bytes + bytes > $0 } ?? false)
@@ -56,7 +60,7 @@ public struct BoundedHistory<Element> {
             if oldest == nil { oldest = dropped }
         }
         if _count == slots.count { grow() }
-        slots[(head + _count) % slots.count] = (element, bytes)
+        slots[(head + _count) % slots.count] = (consume element, bytes)
         _count += 1
         self._bytes += bytes
         return oldest
@@ -64,17 +68,18 @@ public struct BoundedHistory<Element> {
 
     @inlinable
     mutating func removeOldest() -> Element {
-        var slot: (element: Element, bytes: Int)? = nil
-        swap(&slot, &slots[head])
+        // Taken out of its slot, not copied: a copy would retain every reference the element holds,
+        // in memory long gone cold, only to release them again.
+        let (element, bytes) = slots[head].take()!
         head = (head + 1) % slots.count
         _count -= 1
-        _bytes -= slot!.bytes
+        _bytes -= bytes
         _forgotten += 1
         if _forgotten >= nextRenewal {
             _renewals += 1
             nextRenewal = _forgotten + _count + 1
         }
-        return slot!.element
+        return element
     }
 
     /// Twice the room (up to the retention), the kept elements moved to its start.
@@ -84,11 +89,7 @@ public struct BoundedHistory<Element> {
         if let retention { capacity = min(capacity, retention) }
         var larger: [(element: Element, bytes: Int)?] = []
         larger.reserveCapacity(capacity)
-        for index in 0..<_count {
-            var slot: (element: Element, bytes: Int)? = nil
-            swap(&slot, &slots[(head + index) % slots.count])
-            larger.append(slot)
-        }
+        for index in 0..<_count { larger.append(slots[(head + index) % slots.count].take()) }
         larger.append(contentsOf: repeatElement(nil, count: capacity - _count))
         slots = larger
         head = 0
