@@ -146,8 +146,9 @@ public final class DeviceGateway: Sendable {
 
     /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
+    /// `fields`: the push's event fields, when its `apns.accepted` was published from them.
     @discardableResult
-    func accept(_ notification: AcceptedNotification) -> Fate {
+    func accept(_ notification: AcceptedNotification, fields: AcceptedPush? = nil) -> Fate {
         enum Decision {
             case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
@@ -187,7 +188,7 @@ public final class DeviceGateway: Sendable {
         }
         switch decision {
         case .deliver(let deliver):
-            return hand(notification, to: deliver, wasStored: false)
+            return hand(notification, to: deliver, wasStored: false, fields: fields)
         case .coalesce(let previous):
             if let previous {
                 log(previous, record(previous, "apns.coalesced", ["replacedBy": notification.apnsId]))
@@ -268,20 +269,26 @@ public final class DeviceGateway: Sendable {
         log(notification, hand(notification, to: deliver, wasStored: wasStored))
     }
 
-    private func hand(_ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool) -> Fate {
+    private func hand(
+        _ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool, fields: AcceptedPush? = nil
+    ) -> Fate {
         guard let deliver else {
             // Online only as an inspection record (no device attached): nothing can receive it.
             return record(notification, .apnsStored, ["reason": "no device attached"])
         }
+        let fields = fields ?? Self.deliveryFields(notification)
         timeline.publish(
-            .apnsDelivered, source: "apns",
-            [
-                "apnsId": notification.apnsId, "deviceToken": notification.deviceToken,
-                "priority": String(notification.priority), "stored": wasStored ? "true" : "false",
-                "collapseId": notification.collapseId ?? "",
-            ])
+            .apnsDelivered, source: "apns", fields.attributes(wasStored ? .deliveredFromStore : .delivered))
         deliver(notification)
         return Fate(decision: "delivered", deliveredAt: Date())
+    }
+
+    /// Fields for a delivery's event alone (a notification held or stored): it reads no payload, so
+    /// they keep none, and the timeline's budget counts all that they keep.
+    private static func deliveryFields(_ notification: AcceptedNotification) -> AcceptedPush {
+        var bare = notification
+        bare.payload = ""
+        return AcceptedPush(bare, environment: "")
     }
 
     /// Publishes a decision and returns it as the notification's fate.

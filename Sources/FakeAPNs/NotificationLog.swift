@@ -21,13 +21,33 @@ public final class NotificationLog: Sendable {
     /// What is kept of a request: its fields as they arrived, the entry is made from them only when
     /// read (most entries never are).
     private struct Record {
+        /// An accepted request's push, shared with its events; a refused one's reason.
+        enum Outcome {
+            case accepted(AcceptedPush)
+            case refused(APNsReason)
+        }
+
         var headers: [(name: String, value: String)]
         var body: Data
         var apnsId: String
-        var outcome: Result<AcceptedNotification, APNsReason>
+        var outcome: Outcome
         var decision: String
         var receivedAt: Date
         var deliveredAt: Date?
+
+        /// A request's record as it arrives: accepted, or refused. The provider token is kept as the
+        /// request's own string (shared, not copied) and redacted whenever an entry is read; an accepted
+        /// request's body is its push's payload.
+        init(_ request: ProviderRequest, apnsId: String, outcome: Outcome) {
+            let accepted: Bool
+            if case .accepted = outcome { accepted = true } else { accepted = false }
+            headers = request.headers
+            body = accepted ? Data() : request.body
+            self.apnsId = apnsId
+            self.outcome = outcome
+            decision = accepted ? "accepted" : "rejected"
+            receivedAt = Date()
+        }
 
         mutating func apply(_ fate: DeviceGateway.Fate) {
             decision = fate.decision
@@ -36,8 +56,8 @@ public final class NotificationLog: Sendable {
 
         var deviceToken: String? {
             switch outcome {
-            case .success(let notification): return notification.deviceToken
-            case .failure:
+            case .accepted(let push): return push.notification.deviceToken
+            case .refused:
                 let path = headers.first { $0.name == ":path" }?.value ?? ""
                 return path.hasPrefix("/3/device/") ? String(path.dropFirst("/3/device/".count)).lowercased() : nil
             }
@@ -48,12 +68,13 @@ public final class NotificationLog: Sendable {
             // The provider token is the largest header and is never shown.
             for (name, value) in headers { fields[name] = name == "authorization" ? "bearer <redacted>" : value }
             switch outcome {
-            case .success(let notification):
+            case .accepted(let push):
+                let notification = push.notification
                 return Entry(
                     apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil, decision: decision,
                     receivedAt: receivedAt, deliveredAt: deliveredAt, headers: fields, payload: notification.payload,
                     notification: notification)
-            case .failure(let reason):
+            case .refused(let reason):
                 return Entry(
                     apnsId: apnsId, deviceToken: deviceToken, status: reason.status, reason: reason.reason,
                     decision: decision, receivedAt: receivedAt, deliveredAt: nil, headers: fields,
@@ -103,20 +124,29 @@ public final class NotificationLog: Sendable {
     /// Records a request with the outcome of its validation and, for an accepted one, what the gateway
     /// decided at once.
     func append(
-        _ request: ProviderRequest, apnsId: String, outcome: consuming Result<AcceptedNotification, APNsReason>,
+        _ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>,
         fate: DeviceGateway.Fate? = nil
     ) {
-        let accepted: Bool
-        if case .success = outcome { accepted = true } else { accepted = false }
-        // The provider token is kept as the request's own string (shared, not copied) and redacted
-        // whenever an entry is read.
-        var made = Record(
-            headers: request.headers, body: accepted ? Data() : request.body, apnsId: apnsId, outcome: consume outcome,
-            decision: accepted ? "accepted" : "rejected", receivedAt: Date())
+        switch outcome {
+        case .success(let notification):
+            append(request, accepted: AcceptedPush(notification, environment: ""), fate: fate)
+        case .failure(let reason):
+            append(request, record: Record(request, apnsId: apnsId, outcome: .refused(reason)), fate: fate)
+        }
+    }
+
+    /// Records an accepted request, its push shared with its events.
+    func append(_ request: ProviderRequest, accepted push: AcceptedPush, fate: DeviceGateway.Fate?) {
+        append(request, record: Record(request, apnsId: push.notification.apnsId, outcome: .accepted(push)), fate: fate)
+    }
+
+    private func append(_ request: ProviderRequest, record made: consuming Record, fate: DeviceGateway.Fate?) {
+        let apnsId = made.apnsId
+        let accepted = made.decision == "accepted"
         if let fate { made.apply(fate) }
         let bytes = limited ? Self.estimatedBytes(headers: request.headers, body: request.body) : 0
         // Moved into the records through an optional the lock's closure takes it from: a copy would
-        // retain each of its strings, and release them all again when this one went.
+        // retain each of its references, and release them all again when this one went.
         var moving: Record? = consume made
         let forgotten = state.withLock { state -> Record? in
             var record = moving.take()!

@@ -66,16 +66,11 @@ final class ProviderEndpoint: Sendable {
         switch outcome {
         case .success(let notification):
             let apnsId = notification.apnsId
-            timeline.publish(
-                .apnsAccepted, source: "apns",
-                [
-                    "apnsId": apnsId, "deviceToken": notification.deviceToken, "topic": notification.topic,
-                    "pushType": notification.pushType, "priority": String(notification.priority),
-                    "environment": environment, "payload": notification.payload,
-                ])
-            let fate = gateway.accept(notification)
-            // Moved into the log, not copied: a copy is a retain and a release of each of its strings.
-            log.append(request, apnsId: apnsId, outcome: consume outcome, fate: fate)
+            // One object for the push's events and its log record (AcceptedPush).
+            let push = AcceptedPush(notification, environment: environment)
+            timeline.publish(.apnsAccepted, source: "apns", push.attributes(.accepted))
+            let fate = gateway.accept(notification, fields: push)
+            log.append(request, accepted: push, fate: fate)
             return Answer(apnsId: apnsId, refusal: nil, delay: delay)
         case .failure(let reason):
             // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.

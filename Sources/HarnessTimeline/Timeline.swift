@@ -58,7 +58,7 @@ public final class Timeline: Sendable {
 
     private static func estimatedBytes(_ kind: EventKind, _ source: String, _ attributes: EventAttributes) -> Int {
         var bytes = 256 + kind.rawValue.utf8.count + source.utf8.count
-        for (key, value) in attributes { bytes += key.utf8.count + value.utf8.count + 64 }
+        attributes.forEachField { key, value in bytes += key.utf8.count + value.utf8.count + 64 }
         return bytes
     }
 

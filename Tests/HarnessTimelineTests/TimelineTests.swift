@@ -97,6 +97,35 @@ import Testing
         #expect(String(decoding: json, as: UTF8.self) == #"{"a":"1","b":"2"}"#)
         #expect(try JSONDecoder().decode(EventAttributes.self, from: json) == attributes)
     }
+
+    /// Two views of one object, as FakeAPNs's accepted push gives its events.
+    final class Source: EventAttributeSource {
+        func forEachAttribute(view: Int, _ body: (String, String) -> Void) {
+            body("id", "7")
+            if view == 1 { body("extra", "yes") }
+        }
+    }
+
+    @Test func fieldsReadFromASourceActAsTheSamePairs() throws {
+        let source = Source()
+        var attributes = EventAttributes(source: source, view: 1)
+        #expect(attributes == ["id": "7", "extra": "yes"])
+        #expect(EventAttributes(source: source, view: 0) == ["id": "7"])
+        #expect(attributes["extra"] == "yes")
+        #expect(attributes["missing"] == nil)
+        #expect(attributes.count == 2)
+        var visited: [String] = []
+        attributes.forEachField { name, value in visited.append("\(name)=\(value)") }
+        #expect(visited == ["id=7", "extra=yes"])
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(attributes), as: UTF8.self) == #"{"extra":"yes","id":"7"}"#)
+        // Changed, they are read out into pairs; the source's other views are untouched.
+        attributes["id"] = "8"
+        attributes.merge(["device": "iPad"])
+        #expect(attributes == ["id": "8", "extra": "yes", "device": "iPad"])
+        #expect(EventAttributes(source: source, view: 1) == ["id": "7", "extra": "yes"])
+    }
 }
 
 @Suite struct StampedTimelineTests {
