@@ -146,9 +146,10 @@ public final class DeviceGateway: Sendable {
 
     /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
-    /// `fields`: the push's event fields, when its `apns.accepted` was published from them.
+    /// `fields`: the push's event fields, when its `apns.accepted` was published from them; `now`: when
+    /// it was accepted (a push delivered at once is delivered then), nil to read the clock.
     @discardableResult
-    func accept(_ notification: AcceptedNotification, fields: AcceptedPush? = nil) -> Fate {
+    func accept(_ notification: AcceptedNotification, fields: AcceptedPush? = nil, at now: Date? = nil) -> Fate {
         enum Decision {
             case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
@@ -188,7 +189,7 @@ public final class DeviceGateway: Sendable {
         }
         switch decision {
         case .deliver(let deliver):
-            return hand(notification, to: deliver, wasStored: false, fields: fields)
+            return hand(notification, to: deliver, wasStored: false, fields: fields, at: now)
         case .coalesce(let previous):
             if let previous {
                 log(previous, record(previous, "apns.coalesced", ["replacedBy": notification.apnsId]))
@@ -270,7 +271,8 @@ public final class DeviceGateway: Sendable {
     }
 
     private func hand(
-        _ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool, fields: AcceptedPush? = nil
+        _ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool, fields: AcceptedPush? = nil,
+        at now: Date? = nil
     ) -> Fate {
         guard let deliver else {
             // Online only as an inspection record (no device attached): nothing can receive it.
@@ -280,7 +282,7 @@ public final class DeviceGateway: Sendable {
         timeline.publish(
             .apnsDelivered, source: "apns", fields.attributes(wasStored ? .deliveredFromStore : .delivered))
         deliver(notification)
-        return Fate(decision: "delivered", deliveredAt: Date())
+        return Fate(decision: "delivered", deliveredAt: now ?? Date())
     }
 
     /// Fields for a delivery's event alone (a notification held or stored): it reads no payload, so

@@ -38,7 +38,7 @@ public final class NotificationLog: Sendable {
         /// A request's record as it arrives: accepted, or refused. The provider token is kept as the
         /// request's own string (shared, not copied) and redacted whenever an entry is read; an accepted
         /// request's body is its push's payload.
-        init(_ request: ProviderRequest, apnsId: String, outcome: Outcome) {
+        init(_ request: ProviderRequest, apnsId: String, outcome: Outcome, receivedAt: Date) {
             let accepted: Bool
             if case .accepted = outcome { accepted = true } else { accepted = false }
             headers = request.headers
@@ -46,7 +46,7 @@ public final class NotificationLog: Sendable {
             self.apnsId = apnsId
             self.outcome = outcome
             decision = accepted ? "accepted" : "rejected"
-            receivedAt = Date()
+            self.receivedAt = receivedAt
         }
 
         mutating func apply(_ fate: DeviceGateway.Fate) {
@@ -125,19 +125,21 @@ public final class NotificationLog: Sendable {
     /// decided at once.
     func append(
         _ request: ProviderRequest, apnsId: String, outcome: Result<AcceptedNotification, APNsReason>,
-        fate: DeviceGateway.Fate? = nil
+        fate: DeviceGateway.Fate? = nil, receivedAt: Date = Date()
     ) {
         switch outcome {
         case .success(let notification):
-            append(request, accepted: AcceptedPush(notification, environment: ""), fate: fate)
+            append(request, accepted: AcceptedPush(notification, environment: ""), fate: fate, receivedAt: receivedAt)
         case .failure(let reason):
-            append(request, record: Record(request, apnsId: apnsId, outcome: .refused(reason)), fate: fate)
+            let record = Record(request, apnsId: apnsId, outcome: .refused(reason), receivedAt: receivedAt)
+            append(request, record: record, fate: fate)
         }
     }
 
     /// Records an accepted request, its push shared with its events.
-    func append(_ request: ProviderRequest, accepted push: AcceptedPush, fate: DeviceGateway.Fate?) {
-        append(request, record: Record(request, apnsId: push.notification.apnsId, outcome: .accepted(push)), fate: fate)
+    func append(_ request: ProviderRequest, accepted push: AcceptedPush, fate: DeviceGateway.Fate?, receivedAt: Date) {
+        let record = Record(request, apnsId: push.notification.apnsId, outcome: .accepted(push), receivedAt: receivedAt)
+        append(request, record: record, fate: fate)
     }
 
     private func append(_ request: ProviderRequest, record made: consuming Record, fate: DeviceGateway.Fate?) {

@@ -13,8 +13,20 @@ final class ProviderConnection: @unchecked Sendable {
     /// Makes the `apns-id`s and `apns-unique-id`s of this connection's answers.
     var messageIds = MessageIDGenerator()
 
+    /// The last request's authority and the environment it named: a provider names the same one on
+    /// every request, and HPACK hands it over as the same string.
+    private var lastAuthority: (authority: String?, environment: String)?
+
     init(environment: String) {
         self.environment = environment
+    }
+
+    /// The environment a request for `authority` goes to (``ProviderEndpoint/environment(authority:default:)``).
+    func environment(authority: String?) -> String {
+        if let lastAuthority, lastAuthority.authority == authority { return lastAuthority.environment }
+        let named = ProviderEndpoint.environment(authority: authority, default: environment)
+        lastAuthority = (authority, named)
+        return named
     }
 }
 

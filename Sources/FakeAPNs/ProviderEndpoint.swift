@@ -33,9 +33,11 @@ final class ProviderEndpoint: Sendable {
 
     func handle(_ request: ProviderRequest, connection: ProviderConnection) -> Answer {
         let fields = request.fields
-        let environment = Self.environment(authority: fields.authority ?? fields.host, default: connection.environment)
+        // One reading of the clock a request: its token's time window, its log entry, its delivery.
+        let receivedAt = Date()
+        let environment = connection.environment(authority: fields.authority ?? fields.host)
         let verifier = verifier
-        var outcome: Result<AcceptedNotification, APNsReason>
+        let outcome: Result<AcceptedNotification, APNsReason>
         switch connection.credential {
         case .unusableCertificate:
             outcome = .failure(.badCertificate)
@@ -50,37 +52,45 @@ final class ProviderEndpoint: Sendable {
             ) {
                 token in
                 if case .failure(let reason) = connection.state.authenticate(
-                    token, environment: environment, verifier: verifier)
+                    token, environment: environment, verifier: verifier, now: receivedAt)
                 {
                     return reason
                 }
                 return nil
             }
         }
+        let refusal: APNsReason
         var delay = Duration.zero
-        if case .success(let notification) = outcome {
+        // Taken apart, not copied: the notification moves into its AcceptedPush.
+        switch consume outcome {
+        case .success(let notification):
             let verdict = faults.verdict(for: notification.deviceToken)
             delay = verdict.delay
-            if let refusal = verdict.refusal { outcome = .failure(refusal) }
-        }
-        switch outcome {
-        case .success(let notification):
-            let apnsId = notification.apnsId
-            // One object for the push's events and its log record (AcceptedPush).
-            let push = AcceptedPush(notification, environment: environment)
-            timeline.publish(.apnsAccepted, source: "apns", push.attributes(.accepted))
-            let fate = gateway.accept(notification, fields: push)
-            log.append(request, accepted: push, fate: fate)
-            return Answer(apnsId: apnsId, refusal: nil, delay: delay)
+            guard let refused = verdict.refusal else {
+                return accept(
+                    AcceptedPush(notification, environment: environment), request: request, at: receivedAt, delay: delay
+                )
+            }
+            refusal = refused
         case .failure(let reason):
-            // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
-            let apnsId = fields.id ?? connection.messageIds.make()
-            log.append(request, apnsId: apnsId, outcome: consume outcome)
-            timeline.publish(
-                .apnsRejected, source: "apns",
-                ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(reason.status)", "reason": reason.reason])
-            return Answer(apnsId: apnsId, refusal: reason, delay: delay)
+            refusal = reason
         }
+        // Clients match answers by apns-id, so a refusal echoes the one given, even a malformed one.
+        let apnsId = fields.id ?? connection.messageIds.make()
+        log.append(request, apnsId: apnsId, outcome: .failure(refusal), receivedAt: receivedAt)
+        timeline.publish(
+            .apnsRejected, source: "apns",
+            ["apnsId": apnsId, "path": fields.path ?? "", "status": "\(refusal.status)", "reason": refusal.reason])
+        return Answer(apnsId: apnsId, refusal: refusal, delay: delay)
+    }
+
+    /// An accepted push: one object for its events and its log record (AcceptedPush).
+    private func accept(_ push: AcceptedPush, request: ProviderRequest, at receivedAt: Date, delay: Duration) -> Answer
+    {
+        timeline.publish(.apnsAccepted, source: "apns", push.attributes(.accepted))
+        let fate = gateway.accept(push.notification, fields: push, at: receivedAt)
+        log.append(request, accepted: push, fate: fate, receivedAt: receivedAt)
+        return Answer(apnsId: push.notification.apnsId, refusal: nil, delay: delay)
     }
 
     /// A request whose header block broke HTTP/2's rules: its stream was reset before the provider API

@@ -44,13 +44,16 @@ import Testing
         let request = ProviderRequest(
             headers: [(":method", "POST"), (":path", "/3/device/\(notification.deviceToken)")],
             body: Data(notification.payload.utf8))
+        let receivedAt = Date(timeIntervalSince1970: 1_800_000_000)
         log.append(
             request, accepted: AcceptedPush(notification, environment: "sandbox"),
-            fate: .init(decision: "delivered", deliveredAt: Date()))
+            fate: .init(decision: "delivered", deliveredAt: receivedAt), receivedAt: receivedAt)
         let entry = log.entries(deviceToken: notification.deviceToken).first
         #expect(entry?.apnsId == notification.apnsId)
         #expect(entry?.status == 200)
         #expect(entry?.decision == "delivered")
+        #expect(entry?.receivedAt == receivedAt)
+        #expect(entry?.deliveredAt == receivedAt)
         #expect(entry?.payload == notification.payload)
         #expect(entry?.notification == notification)
     }
