@@ -125,7 +125,7 @@ public struct ProviderRequestValidator: Sendable {
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
         let suffix = Self.suffix(of: topic)
-        guard topic.utf8.dropLast(suffix.utf8.count).elementsEqual(record.topic.utf8) else {
+        guard Self.bytes(of: topic, droppingLast: suffix.utf8.count, equal: record.topic) else {
             throw APNsReason.deviceTokenNotForTopic
         }
 
@@ -200,6 +200,19 @@ public struct ProviderRequestValidator: Sendable {
         // needs the grapheme rules that cutting at a character would apply.
         let token = Substring(bytes[bytes.index(after: space)...])
         return token.isEmpty ? nil : token
+    }
+
+    /// Whether `text` without its last `count` bytes is `other`, byte for byte (not by Unicode's
+    /// canonical equivalence, as `==` compares): one comparison of two buffers.
+    static func bytes(of text: String, droppingLast count: Int, equal other: String) -> Bool {
+        var text = text
+        var other = other
+        return text.withUTF8 { text in
+            other.withUTF8 { other in
+                text.count - count == other.count
+                    && UnsafeBufferPointer(rebasing: text.prefix(other.count)).elementsEqual(other)
+            }
+        }
     }
 
     enum HexDigits { case lowercase, mixedCase, notHex }

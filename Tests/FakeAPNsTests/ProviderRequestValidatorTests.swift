@@ -117,6 +117,22 @@ import Testing
         #expect(reason(request(path: "/3/device/" + token.uppercased())) == nil)
     }
 
+    /// A topic against its device's, byte for byte once the push type's suffix is off.
+    @Test(arguments: [
+        ("com.example.app", 0, "com.example.app", true),
+        ("com.example.app.voip", 5, "com.example.app", true),
+        ("com.example.app.voip", 0, "com.example.app", false),
+        ("com.example.ap", 0, "com.example.app", false),
+        ("com.example.apq", 0, "com.example.app", false),
+        ("com.example.app", 0, "com.example.ap", false),
+        ("", 0, "", true),
+        // The same text to Swift's ==, not the same bytes: composed and decomposed é.
+        ("caf\u{E9}", 0, "cafe\u{301}", false),
+    ])
+    func topicBytesAreComparedAsTheyAre(topic: String, suffix: Int, device: String, equal: Bool) {
+        #expect(ProviderRequestValidator.bytes(of: topic, droppingLast: suffix, equal: device) == equal)
+    }
+
     @Test func theTopicSuffixMustMatchThePushType() {
         let voipTopic = ProviderRequest(
             headers: request(pushType: "voip", priority: "10").headers.map {
