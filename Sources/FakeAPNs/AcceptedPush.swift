@@ -1,6 +1,6 @@
 import HarnessTimeline
 
-/// A push APNs accepted, as its log record and its events on the hot path (`apns.accepted`,
+/// A push APNs accepted, as its log record and its events on the hot path (`apns.request.accepted`,
 /// `apns.delivered`) keep it: one object made once a push, that each holds a reference to, instead of
 /// a copy of the notification in the record and a list of its strings in each event. Forgetting a
 /// record or an event then releases one reference, not each of the push's strings.
@@ -14,7 +14,7 @@ final class AcceptedPush: EventAttributeSource {
     }
 
     let notification: AcceptedNotification
-    /// The environment the push was accepted in (only `apns.accepted` names it).
+    /// The environment the push was accepted in (only `apns.request.accepted` names it).
     let environment: String
 
     init(_ notification: AcceptedNotification, environment: String) {

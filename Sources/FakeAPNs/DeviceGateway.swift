@@ -146,7 +146,7 @@ public final class DeviceGateway: Sendable {
 
     /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
-    /// `fields`: the push's event fields, when its `apns.accepted` was published from them; `now`: when
+    /// `fields`: the push's event fields, when its `apns.request.accepted` was published from them; `now`: when
     /// it was accepted (a push delivered at once is delivered then), nil to read the clock.
     @discardableResult
     func accept(_ notification: AcceptedNotification, fields: AcceptedPush? = nil, at now: Date? = nil) -> Fate {

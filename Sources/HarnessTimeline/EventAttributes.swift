@@ -130,7 +130,7 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 }
 
 /// An object whose fields several events read, each a view of it (FakeAPNs's accepted push is read by
-/// its `apns.accepted` and its `apns.delivered`): events on a hot path then keep a reference to one
+/// its `apns.request.accepted` and its `apns.delivered`): events on a hot path then keep a reference to one
 /// object instead of a list of pairs each. A source never changes once made: an event's fields are
 /// those it had when it was published.
 public protocol EventAttributeSource: AnyObject, Sendable {
