@@ -8,6 +8,9 @@ import Foundation
 /// over as the same bytes again: a field equal to one of the connection's earlier ones shares its
 /// strings rather than making new ones, which saves every request allocations and keeps one copy of
 /// the provider token in the notification log, however many requests refer to it.
+/// A block equal to the last one, field for field (a provider pushing the same notification to the
+/// same device again), is handed over as the last one's list itself: the requests, and the log's
+/// records of them, share one list.
 struct NGHTTP2HeaderBlock {
     /// The most a block may take, `SETTINGS_MAX_HEADER_LIST_SIZE`.
     let limit: Int
@@ -20,6 +23,8 @@ struct NGHTTP2HeaderBlock {
     /// The last block read: a provider sends its fields in the same order every time, so the field at
     /// the same place there is the first one compared.
     private var previous: [(name: String, value: String)] = []
+    /// Every field of the block being read so far is the one at its place in `previous`.
+    private var samePlaces = true
     static let rememberedNames = 16
 
     init(limit: Int) {
@@ -33,6 +38,7 @@ struct NGHTTP2HeaderBlock {
         // Room for as many fields as the connection's requests have had: one allocation, not several.
         fields.reserveCapacity(max(remembered.count, 8))
         size = 0
+        samePlaces = true
     }
 
     enum Added: Equatable {
@@ -60,6 +66,7 @@ struct NGHTTP2HeaderBlock {
     mutating func finish(stream: Int32) -> [(name: String, value: String)]? {
         guard stream == self.stream, stream != 0 else { return nil }
         defer { end(stream: stream) }
+        if samePlaces, fields.count == previous.count { return previous }
         previous = fields
         return fields
     }
@@ -79,6 +86,7 @@ struct NGHTTP2HeaderBlock {
         if place < previous.count, Self.equal(previous[place].name, name), Self.equal(previous[place].value, value) {
             return previous[place]
         }
+        samePlaces = false
         if let index = remembered.firstIndex(where: { Self.equal($0.name, name) }) {
             let known = remembered[index]
             if Self.equal(known.value, value) { return known }

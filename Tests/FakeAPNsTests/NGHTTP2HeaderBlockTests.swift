@@ -93,6 +93,32 @@ import Testing
         #expect(storage(two[1].value) == storage(one[1].value))
     }
 
+    /// Where a list's fields are: two blocks sharing one list give the same address.
+    func storage(_ fields: [(name: String, value: String)]) -> UnsafeRawPointer? {
+        fields.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+    }
+
+    /// A block equal to the last one, field for field, is the last one's list; a block that differs in a
+    /// value, has a field fewer or one more is a list of its own, its equal fields still shared.
+    @Test(arguments: [
+        ([(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "com.example.app")], true),
+        ([(":method", "POST"), (":path", "/3/device/cd"), ("apns-topic", "com.example.app")], false),
+        ([(":method", "POST"), (":path", "/3/device/ab")], false),
+        ([(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "com.example.app"), ("apns-id", "x")], false),
+        ([(":path", "/3/device/ab"), (":method", "POST"), ("apns-topic", "com.example.app")], false),
+    ])
+    func aBlockEqualToTheLastOneIsItsList(next: [(String, String)], shared: Bool) {
+        var block = NGHTTP2HeaderBlock(limit: 16_384)
+        let first = read(
+            &block, stream: 1, [(":method", "POST"), (":path", "/3/device/ab"), ("apns-topic", "com.example.app")])
+        let second = read(&block, stream: 3, next)
+        #expect(second.map { "\($0.name)=\($0.value)" } == next.map { "\($0.0)=\($0.1)" })
+        #expect((storage(second) == storage(first)) == shared)
+        // And the block after a list of its own is compared with that one.
+        let third = read(&block, stream: 5, next)
+        #expect(storage(third) == storage(second))
+    }
+
     @Test func aNameOutsideASCIIIsKeptWithQuestionMarksForTheCheckToRefuse() {
         var block = NGHTTP2HeaderBlock(limit: 16_384)
         block.begin(stream: 1)
