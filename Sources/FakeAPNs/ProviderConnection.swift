@@ -12,6 +12,8 @@ final class ProviderConnection: @unchecked Sendable {
     var credential: ProviderCredential?
     /// Makes the `apns-id`s and `apns-unique-id`s of this connection's answers.
     var messageIds = MessageIDGenerator()
+    /// The device token and payload of its last accepted request, for the next one to share.
+    var recent = ProviderRequestValidator.Recent()
 
     /// The last request's authority and the environment it named: a provider names the same one on
     /// every request, and HPACK hands it over as the same string.

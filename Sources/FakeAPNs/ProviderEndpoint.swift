@@ -44,11 +44,12 @@ final class ProviderEndpoint: Sendable {
         case .certificate(let certificate):
             outcome = validator.validate(
                 request, fields: fields, environment: environment, certificate: certificate,
-                newId: { connection.messageIds.make() }
+                newId: { connection.messageIds.make() }, recent: &connection.recent
             ) { _ in nil }
         case .token, nil:
             outcome = validator.validate(
-                request, fields: fields, environment: environment, newId: { connection.messageIds.make() }
+                request, fields: fields, environment: environment, newId: { connection.messageIds.make() },
+                recent: &connection.recent
             ) {
                 token in
                 if case .failure(let reason) = connection.state.authenticate(

@@ -65,21 +65,32 @@ public struct ProviderRequestValidator: Sendable {
         _ request: ProviderRequest, environment: String, certificate: ProviderCertificate? = nil,
         newId: (() -> String)? = nil, authenticate: (Substring) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
-        validate(
+        var recent = Recent()
+        return validate(
             request, fields: request.fields, environment: environment, certificate: certificate, newId: newId,
-            authenticate: authenticate)
+            recent: &recent, authenticate: authenticate)
     }
 
-    /// As above, with the request's fields already read.
+    /// What a connection's last accepted request gave: its provider sends the same path and payload
+    /// again and again (HPACK hands the path over as the same string), and the next request that does
+    /// takes the same device token and payload strings instead of making new ones.
+    struct Recent {
+        var path = ""
+        var deviceToken = ""
+        var payload = ""
+    }
+
+    /// As above, with the request's fields already read, and the connection's ``Recent`` strings.
     func validate(
         _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String,
-        certificate: ProviderCertificate? = nil, newId: (() -> String)? = nil, authenticate: (Substring) -> APNsReason?
+        certificate: ProviderCertificate? = nil, newId: (() -> String)? = nil, recent: inout Recent,
+        authenticate: (Substring) -> APNsReason?
     ) -> Result<AcceptedNotification, APNsReason> {
         do {
             return .success(
                 try accept(
                     request, fields: fields, environment: environment, certificate: certificate, newId: newId ?? makeId,
-                    authenticate: authenticate))
+                    recent: &recent, authenticate: authenticate))
         } catch let reason as APNsReason {
             return .failure(reason)
         } catch {
@@ -90,13 +101,15 @@ public struct ProviderRequestValidator: Sendable {
     private func accept(
         _ request: ProviderRequest, fields: ProviderRequest.Fields, environment: String,
         certificate: ProviderCertificate?,
-        newId: () -> String, authenticate: (Substring) -> APNsReason?
+        newId: () -> String, recent: inout Recent, authenticate: (Substring) -> APNsReason?
     ) throws -> AcceptedNotification {
         guard fields.method == "POST" else { throw APNsReason.methodNotAllowed }
         let path = fields.path ?? ""
         guard path.hasPrefix("/3/device/") else { throw APNsReason.badPath }
-        // Cut at a byte: the prefix is ASCII, and no grapheme rule is needed.
-        let rawToken = String(Substring(path.utf8.dropFirst("/3/device/".utf8.count)))
+        // The last accepted request's token when the path is the same; else cut at a byte: the prefix
+        // is ASCII, and no grapheme rule is needed.
+        let samePath = path == recent.path
+        let rawToken = samePath ? recent.deviceToken : String(Substring(path.utf8.dropFirst("/3/device/".utf8.count)))
         guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
 
         if let certificate {
@@ -111,7 +124,7 @@ public struct ProviderRequestValidator: Sendable {
 
         // Device token and topic. Tokens are hex of any even length (Apple has said they may grow).
         let deviceToken: String
-        switch Self.hexDigits(rawToken) {
+        switch samePath ? .lowercase : Self.hexDigits(rawToken) {
         case .lowercase: deviceToken = rawToken
         case .mixedCase: deviceToken = rawToken.lowercased()
         case .notHex: throw APNsReason.badDeviceToken
@@ -171,12 +184,18 @@ public struct ProviderRequestValidator: Sendable {
         if let unregisteredAt = record.unregisteredAt {
             throw APNsReason.unregistered(at: Int64(unregisteredAt.timeIntervalSince1970 * 1000))
         }
+        let payload =
+            Self.bytes(of: recent.payload, droppingLast: 0, equal: request.body)
+            ? recent.payload : String(decoding: request.body, as: UTF8.self)
+        // Remembered only from an accepted request: its token was lowercase hex (a mixed-case one is
+        // lowercased, so its path is not remembered).
+        if deviceToken == rawToken { recent = Recent(path: path, deviceToken: deviceToken, payload: payload) }
         return AcceptedNotification(
             // The request's own string when it is the app's topic: the record's is shared by every
             // connection, and each copy of it would move its reference count between the cores.
             apnsId: apnsId, deviceToken: deviceToken, topic: suffix.isEmpty ? topic : record.topic, pushType: pushType,
             priority: priority,
-            expiration: expiration, collapseId: collapseId, payload: String(decoding: request.body, as: UTF8.self))
+            expiration: expiration, collapseId: collapseId, payload: payload)
     }
 
     /// The token of an `authorization: bearer <token>` header (the scheme in any case); nil otherwise.
@@ -204,6 +223,15 @@ public struct ProviderRequestValidator: Sendable {
 
     /// Whether `text` without its last `count` bytes is `other`, byte for byte (not by Unicode's
     /// canonical equivalence, as `==` compares): one comparison of two buffers.
+    /// Whether `text`'s bytes are `data`'s.
+    static func bytes(of text: String, droppingLast count: Int, equal data: Data) -> Bool {
+        var text = text
+        return text.withUTF8 { text in
+            text.count - count == data.count
+                && data.withUnsafeBytes { UnsafeBufferPointer(rebasing: text.prefix(data.count)).elementsEqual($0) }
+        }
+    }
+
     static func bytes(of text: String, droppingLast count: Int, equal other: String) -> Bool {
         var text = text
         var other = other
