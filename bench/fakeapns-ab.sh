@@ -57,10 +57,10 @@ for _ in $(seq 1 "$rounds"); do
     rb=$(run b)
     echo "$ra $rb" >>"$work/rounds"
 done
-"$python" - "$requests" "$(getconf CLK_TCK)" <"$work/rounds" <<'PY'
+"$python" - "$work/rounds" "$requests" "$(getconf CLK_TCK)" <<'PY'
 import sys
-requests, hertz = int(sys.argv[1]), int(sys.argv[2])
-rows = [tuple(map(float, line.split())) for line in sys.stdin]
+requests, hertz = int(sys.argv[2]), int(sys.argv[3])
+rows = [tuple(map(float, line.split())) for line in open(sys.argv[1])]
 median = lambda values: sorted(values)[len(values) // 2]
 ratios = sorted(b / a for a, _, b, _ in rows)
 print(f"A median {median([r[0] for r in rows]):,.0f} req/s, B median {median([r[2] for r in rows]):,.0f} req/s")
