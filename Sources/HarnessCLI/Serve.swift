@@ -4,6 +4,7 @@ import HarnessCore
 import HarnessTimeline
 import Logging
 import MediaServer
+import NIOCore
 import Recording
 import ServiceLifecycle
 
@@ -63,6 +64,7 @@ struct Serve: AsyncParsableCommand {
     var replayPushes = false
 
     func run() async throws {
+        Self.oneEventLoopMoreThanCores()
         _ = matching.resolved()
         if replayPushes {
             // A recording would keep the replayed pushes as new ones, to be sent twice next time.
@@ -193,5 +195,17 @@ struct Serve: AsyncParsableCommand {
         } catch let error as CassetteError {
             fail(error.description, code: 2)
         }
+    }
+}
+
+extension Serve {
+    /// The services' clients share the machine with them (a backend under test, a load generator): with
+    /// one event loop a core, a closed loop of requests leaves the cores idle part of the time, and one
+    /// loop more fills those gaps (FakeAPNs answered a tenth more pushes a second on two cores,
+    /// docs/benchmarks.md). `NIO_SINGLETON_GROUP_LOOP_COUNT`, when set, still decides. Called once, before
+    /// anything uses NIO's event loops.
+    static func oneEventLoopMoreThanCores() {
+        guard ProcessInfo.processInfo.environment["NIO_SINGLETON_GROUP_LOOP_COUNT"] == nil else { return }
+        NIOSingletons.groupLoopCountSuggestion = System.coreCount + 1
     }
 }
