@@ -29,14 +29,15 @@ final class AcceptedPush: EventAttributeSource {
         body("apnsId", notification.apnsId)
         body("deviceToken", notification.deviceToken)
         body("priority", String(notification.priority))
-        switch View(rawValue: view) {
+        let view = View(rawValue: view)
+        switch view {
         case .accepted:
             body("topic", notification.topic)
             body("pushType", notification.pushType)
             body("environment", environment)
             body("payload", notification.payload)
         case .delivered, .deliveredFromStore:
-            body("stored", view == View.deliveredFromStore.rawValue ? "true" : "false")
+            body("stored", view == .deliveredFromStore ? "true" : "false")
             body("collapseId", notification.collapseId ?? "")
         case nil:
             break

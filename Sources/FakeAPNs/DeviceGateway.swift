@@ -146,10 +146,15 @@ public final class DeviceGateway: Sendable {
 
     /// Decides what happens to a notification APNs just accepted, and returns the decision for its log
     /// entry; later decisions about it (delivered from storage, expired, replaced) update the log.
-    /// `fields`: the push's event fields, when its `apns.request.accepted` was published from them; `now`: when
-    /// it was accepted (a push delivered at once is delivered then), nil to read the clock.
     @discardableResult
-    func accept(_ notification: AcceptedNotification, fields: AcceptedPush? = nil, at now: Date? = nil) -> Fate {
+    func accept(_ notification: AcceptedNotification) -> Fate {
+        accept(AcceptedPush(notification, environment: ""), at: Date())
+    }
+
+    /// The same for a push whose `apns.request.accepted` was published from `push`, accepted at `now`
+    /// (a push delivered at once is delivered then).
+    func accept(_ push: AcceptedPush, at now: Date) -> Fate {
+        let notification = push.notification
         enum Decision {
             case deliver(Deliver?)
             case coalesce(replacing: AcceptedNotification?)
@@ -189,7 +194,7 @@ public final class DeviceGateway: Sendable {
         }
         switch decision {
         case .deliver(let deliver):
-            return hand(notification, to: deliver, wasStored: false, fields: fields, at: now)
+            return hand(notification, to: deliver, wasStored: false, at: now, as: push)
         case .coalesce(let previous):
             if let previous {
                 log(previous, record(previous, "apns.coalesced", ["replacedBy": notification.apnsId]))
@@ -267,27 +272,28 @@ public final class DeviceGateway: Sendable {
             guard let device = devices[notification.deviceToken], device.online else { return nil }
             return device.deliver
         }
-        log(notification, hand(notification, to: deliver, wasStored: wasStored))
+        log(notification, hand(notification, to: deliver, wasStored: wasStored, at: Date()))
     }
 
+    /// Hands `notification` to its device; its event reads `push` (made for the event alone when nil).
     private func hand(
-        _ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool, fields: AcceptedPush? = nil,
-        at now: Date? = nil
+        _ notification: AcceptedNotification, to deliver: Deliver?, wasStored: Bool, at now: Date,
+        as push: AcceptedPush? = nil
     ) -> Fate {
         guard let deliver else {
             // Online only as an inspection record (no device attached): nothing can receive it.
             return record(notification, .apnsStored, ["reason": "no device attached"])
         }
-        let fields = fields ?? Self.deliveryFields(notification)
-        timeline.publish(
-            .apnsDelivered, source: "apns", fields.attributes(wasStored ? .deliveredFromStore : .delivered))
+        let push = push ?? Self.delivery(of: notification)
+        timeline.publish(.apnsDelivered, source: "apns", push.attributes(wasStored ? .deliveredFromStore : .delivered))
         deliver(notification)
-        return Fate(decision: "delivered", deliveredAt: now ?? Date())
+        return Fate(decision: "delivered", deliveredAt: now)
     }
 
-    /// Fields for a delivery's event alone (a notification held or stored): it reads no payload, so
-    /// they keep none, and the timeline's budget counts all that they keep.
-    private static func deliveryFields(_ notification: AcceptedNotification) -> AcceptedPush {
+    /// A held or stored notification as its delivery's event reads it: the event reads no payload, so
+    /// the object keeps none, and the timeline's budget counts all that it keeps (the device is handed
+    /// the notification itself).
+    private static func delivery(of notification: AcceptedNotification) -> AcceptedPush {
         var bare = notification
         bare.payload = ""
         return AcceptedPush(bare, environment: "")

@@ -109,10 +109,6 @@ struct NGHTTP2HeaderBlock {
     }
 
     private static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard string.utf8.count == bytes.count else { return false }
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return true }
-        return string.utf8.withContiguousStorageIfAvailable { stored in
-            memcmp(stored.baseAddress!, base, bytes.count) == 0
-        } ?? string.utf8.elementsEqual(bytes)
+        string.utf8Equals(UnsafeRawBufferPointer(bytes))
     }
 }

@@ -89,7 +89,7 @@ final class ProviderEndpoint: Sendable {
     private func accept(_ push: AcceptedPush, request: ProviderRequest, at receivedAt: Date, delay: Duration) -> Answer
     {
         timeline.publish(.apnsAccepted, source: "apns", push.attributes(.accepted))
-        let fate = gateway.accept(push.notification, fields: push, at: receivedAt)
+        let fate = gateway.accept(push, at: receivedAt)
         log.append(request, accepted: push, fate: fate, receivedAt: receivedAt)
         return Answer(apnsId: push.notification.apnsId, refusal: nil, delay: delay)
     }

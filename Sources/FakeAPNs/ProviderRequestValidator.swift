@@ -108,7 +108,7 @@ public struct ProviderRequestValidator: Sendable {
         guard path.hasPrefix("/3/device/") else { throw APNsReason.badPath }
         // The last accepted request's token when the path is the same; else cut at a byte: the prefix
         // is ASCII, and no grapheme rule is needed.
-        let samePath = path == recent.path
+        let samePath = path.utf8Equals(recent.path)
         let rawToken = samePath ? recent.deviceToken : String(Substring(path.utf8.dropFirst("/3/device/".utf8.count)))
         guard !rawToken.isEmpty else { throw APNsReason.missingDeviceToken }
 
@@ -138,7 +138,8 @@ public struct ProviderRequestValidator: Sendable {
         }
         if let certificate, !certificate.topics.contains(topic) { throw APNsReason.topicDisallowed }
         let suffix = Self.suffix(of: topic)
-        guard Self.bytes(of: topic, droppingLast: suffix.utf8.count, equal: record.topic) else {
+        // Byte for byte, as Apple's servers compare: not by canonical equivalence.
+        guard topic.utf8Equals(record.topic, droppingLast: suffix.utf8.count) else {
             throw APNsReason.deviceTokenNotForTopic
         }
 
@@ -185,7 +186,7 @@ public struct ProviderRequestValidator: Sendable {
             throw APNsReason.unregistered(at: Int64(unregisteredAt.timeIntervalSince1970 * 1000))
         }
         let payload =
-            Self.bytes(of: recent.payload, droppingLast: 0, equal: request.body)
+            request.body.withUnsafeBytes { recent.payload.utf8Equals($0) }
             ? recent.payload : String(decoding: request.body, as: UTF8.self)
         // Remembered only from an accepted request: its token was lowercase hex (a mixed-case one is
         // lowercased, so its path is not remembered).
@@ -219,28 +220,6 @@ public struct ProviderRequestValidator: Sendable {
         // needs the grapheme rules that cutting at a character would apply.
         let token = Substring(bytes[bytes.index(after: space)...])
         return token.isEmpty ? nil : token
-    }
-
-    /// Whether `text` without its last `count` bytes is `other`, byte for byte (not by Unicode's
-    /// canonical equivalence, as `==` compares): one comparison of two buffers.
-    /// Whether `text`'s bytes are `data`'s.
-    static func bytes(of text: String, droppingLast count: Int, equal data: Data) -> Bool {
-        var text = text
-        return text.withUTF8 { text in
-            text.count - count == data.count
-                && data.withUnsafeBytes { UnsafeBufferPointer(rebasing: text.prefix(data.count)).elementsEqual($0) }
-        }
-    }
-
-    static func bytes(of text: String, droppingLast count: Int, equal other: String) -> Bool {
-        var text = text
-        var other = other
-        return text.withUTF8 { text in
-            other.withUTF8 { other in
-                text.count - count == other.count
-                    && UnsafeBufferPointer(rebasing: text.prefix(other.count)).elementsEqual(other)
-            }
-        }
     }
 
     enum HexDigits { case lowercase, mixedCase, notHex }

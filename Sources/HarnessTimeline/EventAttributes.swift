@@ -99,9 +99,11 @@ public struct EventAttributes: Sendable, Equatable, Codable, ExpressibleByDictio
 
     /// Adds `other`'s fields; where both name one, `self`'s value stays.
     public mutating func merge(_ other: EventAttributes) {
-        let added = other.pairs.filter { self[$0.0] == nil }
-        guard !added.isEmpty else { return }
-        changePairs { $0.append(contentsOf: added) }
+        changePairs { pairs in
+            other.forEachField { key, value in
+                if !pairs.contains(where: { $0.0 == key }) { pairs.append((key, value)) }
+            }
+        }
     }
 
     /// A copy with `other`'s fields added; where both name one, `self`'s value stays.

@@ -58,12 +58,32 @@ import Testing
             try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
         await server.close()
         #expect(notification.collapseId == "apod")
+        #expect(notification.payload == #"{"aps":{"content-available":1}}"#)
         let entry = try #require(server.log.entries(deviceToken: token).last)
         #expect(entry.decision == "delivered")
-        #expect(entry.deliveredAt != nil)
+        #expect(entry.deliveredAt == entry.receivedAt, "delivered at once, in the request's own moment")
         #expect(entry.headers["authorization"] == "bearer <redacted>")
         #expect(entry.headers["apns-collapse-id"] == "apod")
         #expect(timeline.events.contains { $0.kind == .apnsDelivered && $0["stored"] == "false" })
+    }
+
+    /// The delivery's event reads a copy without the payload; the device must still get the payload.
+    @Test func aStoredNotificationReachesItsDeviceWholeWhenItComesBack() async throws {
+        let (server, timeline) = try await start()
+        let delivered = AsyncStream.makeStream(of: AcceptedNotification.self)
+        let token = server.gateway.register(topic: "com.example.app") { delivered.continuation.yield($0) }
+        server.gateway.setOnline(token, false)
+        let body = #"{"aps":{"content-available":1},"episode":"stored while offline"}"#
+        _ = try await server.curlPush(
+            to: token, headers: ["apns-push-type: background", "apns-priority: 5"], body: body)
+        server.gateway.setOnline(token, true)
+        let stream = delivered.stream
+        let notification = try #require(
+            try await withDeadline(.seconds(30), "delivery") { await stream.first { _ in true } })
+        await server.close()
+        #expect(notification.payload == body)
+        #expect(timeline.events.contains { $0.kind == .apnsDelivered && $0["stored"] == "true" })
+        #expect(server.log.entries(deviceToken: token).last?.decision == "delivered")
     }
 
     @Test func anInjectedDelayedSuccessStillDelivers() async throws {
