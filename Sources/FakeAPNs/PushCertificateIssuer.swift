@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPServiceSupport
 import X509
 
 /// Issues providers' push certificates from FakeAPNs's CA and writes them where a client can load them.

@@ -82,7 +82,7 @@ struct ParseRoutes: Sendable {
         case .find(let parseClass):
             guard isMaster else { throw .forbidden("find", on: parseClass.collectionName) }
             let options = try FindOptions(parameters: request.fields)
-            let (results, count) = store.find(parseClass, options)
+            let (results, count) = try store.find(parseClass, options)
             var body: [String: JSONValue] = ["results": .array(results.map(JSONValue.object))]
             if let count { body["count"] = .number(Double(count)) }
             return ParseReply(body: .object(body))

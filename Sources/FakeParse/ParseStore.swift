@@ -152,16 +152,19 @@ final class ParseStore: Sendable {
 
     // MARK: Reading
 
-    func find(_ parseClass: ParseClass, _ options: FindOptions) -> (results: [Object], count: Int?) {
-        options.run(over: tables.withLock { $0.objects(parseClass) })
+    func find(_ parseClass: ParseClass, _ options: FindOptions) throws(ParseFailure) -> (
+        results: [Object], count: Int?
+    ) {
+        try options.run(over: tables.withLock { $0.objects(parseClass) })
     }
 
     func get(_ parseClass: ParseClass, _ objectId: String) -> Object? {
         tables.withLock { $0.object(parseClass, objectId) }
     }
 
-    func objects(_ parseClass: ParseClass, matching query: ParseQuery) -> [Object] {
-        tables.withLock { $0.objects(parseClass) }.filter(query.matches)
+    /// Throws when a `$regex` of `query` runs past its budget (``ParseQuery/regexStepBudget``).
+    func objects(_ parseClass: ParseClass, matching query: ParseQuery) throws(ParseFailure) -> [Object] {
+        try query.filter(tables.withLock { $0.objects(parseClass) })
     }
 
     // MARK: Writing installations
@@ -179,17 +182,17 @@ final class ParseStore: Sendable {
     func write(_ write: InstallationWrite, _ changes: ObjectChanges) async throws(ParseFailure) -> Written {
         do {
             return try await database.write { db in
-                let (found, columns) = tables.withLock { tables in
+                let (lookedUp, columns) = tables.withLock { tables in
                     (
-                        write.lookup.map { query in
+                        write.lookup.map { _ in
                             tables.installations(
                                 objectId: write.objectId, installationId: write.installationId,
-                                deviceToken: write.deviceToken
-                            ).filter(query.matches)
+                                deviceToken: write.deviceToken)
                         } ?? [],
                         tables.columns[.installation] ?? [:]
                     )
                 }
+                let found = try write.lookup?.filter(lookedUp) ?? []
                 let resolution = try write.resolve(found: found)
                 try changes.check(className: InstallationSchema.className, columns: columns)
                 let now = ParseDate.now()
@@ -214,7 +217,7 @@ final class ParseStore: Sendable {
                         case .sharingToken(let token, _, _, _): tables.installations(deviceToken: token)
                         }
                     }
-                    for row in candidates.filter(query.matches) {
+                    for row in try query.filter(candidates) {
                         guard let id = row["objectId"]?.stringValue, id != resolution.updating else { continue }
                         try db.execute(sql: "DELETE FROM installation WHERE objectId = ?", arguments: [id])
                         deleted.append(id)
@@ -247,7 +250,7 @@ final class ParseStore: Sendable {
     ) async throws -> [Object] {
         try await database.write { db in
             let now = ParseDate.now()
-            let written = objects(parseClass, matching: query).map { row in
+            let written = try objects(parseClass, matching: query).map { row in
                 var object = changes.applied(to: row).object
                 object["updatedAt"] = .string(now)
                 return object

@@ -27,6 +27,8 @@ final class PushSender: Sendable {
     func start(body: [String: JSONValue]) async throws(ParseFailure) -> String {
         let now = Date()
         let request = try PushRequest(body: body, now: now.timeIntervalSince1970)
+        // A `where` whose `$regex` runs past its budget is refused here, before anything is stored.
+        let recipients = try store.objects(.installation, matching: request.recipients).count
         let statusId = ParseObjectId.make()
         let pushTime = request.pushTime.map { ParseDate.string(Date(timeIntervalSince1970: $0)) }
         let status = PushStatusRecord.initial(
@@ -40,7 +42,7 @@ final class PushSender: Sendable {
             .parsePushAccepted, source: "parse",
             [
                 "pushStatusId": statusId,
-                "recipients": "\(store.objects(.installation, matching: request.recipients).count)",
+                "recipients": "\(recipients)",
                 "body": JSONValue.object(body).jsonString(),
             ])
         if let pushTime {
@@ -54,8 +56,9 @@ final class PushSender: Sendable {
     /// `running` (the process ended while it was being sent) is marked `failed`, as its devices may or
     /// may not have had it and sending it twice would be worse.
     func resume() async {
-        let query = try? ParseQuery(where: ["status": ["$in": ["scheduled", "pending", "running"]]])
-        for status in query.map({ store.objects(.pushStatus, matching: $0) }) ?? [] {
+        // A fixed query without `$regex`: neither compiling nor matching it can fail.
+        let query = try! ParseQuery(where: ["status": ["$in": ["scheduled", "pending", "running"]]])
+        for status in try! store.objects(.pushStatus, matching: query) {
             guard let id = status["objectId"]?.stringValue else { continue }
             guard status["status"] == "scheduled" else {
                 await finish(id, PushStatusRecord.failed(status, message: Self.interrupted, now: ParseDate.now()))
@@ -104,7 +107,12 @@ final class PushSender: Sendable {
             let message = "The push expired at \(expiry), before it was sent"
             return await finish(statusId, PushStatusRecord.failed(status, message: message, now: ParseDate.now()))
         }
-        var recipients = store.objects(.installation, matching: request.recipients)
+        var recipients: [[String: JSONValue]]
+        do {
+            recipients = try store.objects(.installation, matching: request.recipients)
+        } catch {
+            return await finish(statusId, PushStatusRecord.failed(status, message: error.message, now: ParseDate.now()))
+        }
         status = PushStatusRecord.running(status, recipients: recipients.count, now: ParseDate.now())
         do {
             // The badge change and the status that says it is made go in one transaction: a push cut

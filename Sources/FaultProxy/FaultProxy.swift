@@ -44,10 +44,19 @@ public actor FaultProxy {
     /// The most proxies, and toxics on one proxy: enough for any test, and a bound on what a client can make.
     public static let limits = (proxies: 1000, toxics: 100)
 
-    /// - Parameter seed: draws each connection's toxicity and jitter; the same seed, the same draws.
-    public init(timeline: Timeline? = nil, seed: UInt64 = .random(in: 0...UInt64.max)) {
+    /// The connections each proxy keeps open at once; a client beyond them is closed at once.
+    private let connectionCap: Int
+
+    /// - Parameters:
+    ///   - seed: draws each connection's toxicity and jitter; the same seed, the same draws.
+    ///   - connectionCap: the connections one proxy keeps open at once (1,024 by default, docs/limits.md).
+    public init(
+        timeline: Timeline? = nil, seed: UInt64 = .random(in: 0...UInt64.max),
+        connectionCap: Int = ProxyRules.maxConnectionsPerProxy
+    ) {
         events = ProxyEvents(timeline: timeline)
         seeds = SplitMix64(seed: seed)
+        self.connectionCap = max(1, connectionCap)
     }
 
     // MARK: Proxies
@@ -81,10 +90,21 @@ public actor FaultProxy {
         guard proxies.count < Self.limits.proxies else {
             throw ToxiproxyError("there are \(Self.limits.proxies) proxies already", status: 409)
         }
-        guard proxy.name.utf8.count <= 200 else { throw .badBody("name must be at most 200 bytes") }
-        _ = try HostPort.parse(proxy.upstream, field: "upstream")
+        if let problem = ProxyRules.nameProblem(proxy.name) { throw ToxiproxyError(problem, status: 400) }
+        _ = try ProxyRules.hostPort(proxy.upstream, field: "upstream")
+        if !proxy.listen.isEmpty { _ = try ProxyRules.hostPort(proxy.listen, field: "listen") }
         var proxy = proxy
-        if proxy.enabled { proxy.listen = try await start(proxy) }
+        if proxy.enabled {
+            // Checked once bound, with the port bound: a listener that cannot be bound is Toxiproxy's 500
+            // first (a proxy told to listen on its own upstream's port, which is taken, is not a loop).
+            proxy.listen = try await start(proxy)
+            do {
+                try refuseLoop(proxy)
+            } catch {
+                await listeners.removeValue(forKey: proxy.name)?.close()
+                throw error
+            }
+        }
         proxies[proxy.name] = proxy
         events.publish(.proxyCreated, ["proxy": proxy.name, "listen": proxy.listen, "upstream": proxy.upstream])
         return proxy
@@ -99,13 +119,14 @@ public actor FaultProxy {
             let object = try GoObject(data)
             let listen = try object.string("listen")
             let upstream = try object.string("upstream")
-            if let upstream { _ = try HostPort.parse(upstream, field: "upstream") }
-            if let listen, !listen.isEmpty { _ = try HostPort.parse(listen, field: "listen") }
+            if let upstream { _ = try ProxyRules.hostPort(upstream, field: "upstream") }
+            if let listen, !listen.isEmpty { _ = try ProxyRules.hostPort(listen, field: "listen") }
             let enabled = try object.bool("enabled") ?? proxy.enabled
             let moves =
                 (listen.map { $0 != proxy.listen } ?? false) || (upstream.map { $0 != proxy.upstream } ?? false)
             if let listen { proxy.listen = listen }
             if let upstream { proxy.upstream = upstream }
+            if enabled { try refuseLoop(proxy) }
             if moves || !enabled, let running = listeners.removeValue(forKey: name) { await running.close() }
             proxy.enabled = enabled
             var failure: ToxiproxyError?
@@ -221,13 +242,31 @@ public actor FaultProxy {
         listeners.removeAll()
     }
 
+    /// Refuses `proxy` (400, naming the proxies in the circle) when a connection to its listener would
+    /// come back to a listener of the fault proxy's own: each round would open one more connection,
+    /// until the process has no descriptor left.
+    private func refuseLoop(_ proxy: Proxy) throws(ToxiproxyError) {
+        func hop(_ proxy: Proxy) -> ProxyRules.Hop? {
+            guard let upstream = try? ProxyRules.hostPort(proxy.upstream, field: "upstream") else { return nil }
+            let listen =
+                (try? ProxyRules.hostPort(proxy.listen.isEmpty ? "127.0.0.1:0" : proxy.listen, field: "listen"))
+            return ProxyRules.Hop(name: proxy.name, listen: listen ?? ("", 0), upstream: upstream)
+        }
+        guard let start = hop(proxy) else { return }
+        let others = proxies.values.filter { $0.enabled && $0.name != proxy.name }.compactMap(hop)
+        guard let circle = ProxyRules.loop(from: start, among: others, local: LocalAddresses.current()) else { return }
+        throw ToxiproxyError(
+            "proxy \(Toxic.quoted(proxy.name)) would relay to itself: \(circle.joined(separator: " -> ")) (a loop; its upstream \(proxy.upstream) is a listener of this fault proxy)",
+            status: 400)
+    }
+
     private func start(_ proxy: Proxy) async throws(ToxiproxyError) -> String {
-        let listen = try HostPort.parse(proxy.listen.isEmpty ? "127.0.0.1:0" : proxy.listen, field: "listen")
-        let upstream = try HostPort.parse(proxy.upstream, field: "upstream")
+        let listen = try ProxyRules.hostPort(proxy.listen.isEmpty ? "127.0.0.1:0" : proxy.listen, field: "listen")
+        let upstream = try ProxyRules.hostPort(proxy.upstream, field: "upstream")
         do {
             let listener = try await ProxyListener.bind(
                 name: proxy.name, listen: listen, upstream: upstream, toxics: proxy.toxics, seed: seeds.next(),
-                events: events)
+                events: events, cap: connectionCap)
             listeners[proxy.name] = listener
             return listener.listen
         } catch {
@@ -353,23 +392,5 @@ public actor FaultProxy {
     /// there is no such proxy.
     public func untilNoOpenConnections(of name: String) async {
         await listeners[name]?.untilNoConnections()
-    }
-}
-
-/// `host:port`, as Toxiproxy's `listen` and `upstream` are written (`[::1]:80` for IPv6).
-struct HostPort {
-    static func parse(_ text: String, field: String) throws(ToxiproxyError) -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":") else {
-            throw .badBody("\(field) must be host:port, not \(Toxic.quoted(String(text.prefix(100))))")
-        }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.isEmpty { host = field == "listen" ? "0.0.0.0" : "127.0.0.1" }
-        guard let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port),
-            field == "listen" || port > 0, host.utf8.count <= 253
-        else {
-            throw .badBody("\(field) must be host:port, not \(Toxic.quoted(String(text.prefix(100))))")
-        }
-        return (host, port)
     }
 }

@@ -13,6 +13,14 @@ struct ProxyEvents: Sendable {
         publish(.proxyUpstreamRefused, ["proxy": proxy, "upstream": upstream, "why": why])
     }
 
+    /// A proxy had its most connections open and closed a new client at once: said once each time it
+    /// fills up.
+    func limitReached(_ proxy: String, _ limit: Int) {
+        timeline?.publish(
+            .serviceLimitReached, source: "harness",
+            ["service": "proxy", "limit": "\(limit) connections", "proxy": proxy])
+    }
+
     func cut(_ proxy: String, _ report: ProxiedConnection.ConnectionReport) {
         if let status = report.answered {
             publish(.proxyHTTPAnswered, ["proxy": proxy, "status": "\(status)"])

@@ -24,6 +24,8 @@ final class ProxyListener: Sendable {
             var closing = false
             /// Who waits for the last open connection to end (``untilNoConnections()``).
             var idleWaiters: [CheckedContinuation<Void, Never>] = []
+            /// Clients accepted and not closed yet, those still dialling their upstream too.
+            var clients: ConnectionCap
 
             /// The waiters to resume now that no connection is open; none while one is.
             mutating func takeIdleWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -36,8 +38,9 @@ final class ProxyListener: Sendable {
         let state: LockedState<State>
         let events: ProxyEvents
 
-        init(toxics: [Toxic], seed: UInt64, events: ProxyEvents) {
-            state = LockedState(State(toxics: toxics, seeds: SplitMix64(seed: seed)))
+        init(toxics: [Toxic], seed: UInt64, events: ProxyEvents, cap: Int) {
+            state = LockedState(
+                State(toxics: toxics, seeds: SplitMix64(seed: seed), clients: ConnectionCap(limit: cap)))
             self.events = events
         }
     }
@@ -56,16 +59,25 @@ final class ProxyListener: Sendable {
     /// - Throws: what binding threw (a port in use).
     static func bind(
         name: String, listen: (host: String, port: Int), upstream: (host: String, port: Int), toxics: [Toxic],
-        seed: UInt64, events: ProxyEvents
+        seed: UInt64, events: ProxyEvents, cap: Int
     ) async throws -> ProxyListener {
-        let shared = Shared(toxics: toxics, seed: seed, events: events)
+        let shared = Shared(toxics: toxics, seed: seed, events: events, cap: cap)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { client in
-                client.eventLoop.makeCompletedFuture {
+                let admission = shared.state.withLock { $0.clients.admit() }
+                guard admission.admitted else {
+                    if admission.firstRefusal {
+                        shared.events.limitReached(name, cap)
+                    }
+                    client.close(promise: nil)
+                    return client.eventLoop.makeSucceededVoidFuture()
+                }
+                client.closeFuture.whenComplete { _ in shared.state.withLock { $0.clients.release() } }
+                return client.eventLoop.makeCompletedFuture {
                     // The upstream is dialled once the client's channel is active, not before.
                     try client.pipeline.syncOperations.addHandler(
                         RelayHandler(source: .upstream) { client in

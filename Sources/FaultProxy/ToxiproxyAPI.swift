@@ -55,51 +55,58 @@ public enum ToxiproxyAPI {
                 status: HTTPResponse.Status(code: error.status))
         }
         router.get("proxies/:proxy") { _, context in
-            let name = context.parameters.get("proxy") ?? ""
+            let name = parameter("proxy", context)
             return try await answer { try await proxy.proxy(name).json }
         }
         for method in [HTTPRequest.Method.post, .patch] {
             router.on("proxies/:proxy", method: method) { request, context in
-                let name = context.parameters.get("proxy") ?? ""
+                let name = parameter("proxy", context)
                 return try await answer { try await proxy.update(name, from: body(request, context)).json }
             }
             router.on("proxies/:proxy/toxics/:toxic", method: method) { request, context in
-                let name = context.parameters.get("proxy") ?? ""
-                let toxic = context.parameters.get("toxic") ?? ""
+                let name = parameter("proxy", context)
+                let toxic = parameter("toxic", context)
                 return try await answer {
                     try await proxy.updateToxic(toxic, of: name, from: body(request, context)).json
                 }
             }
         }
         router.delete("proxies/:proxy") { _, context in
-            let name = context.parameters.get("proxy") ?? ""
+            let name = parameter("proxy", context)
             return try await answer(.noContent) {
                 try await proxy.delete(name)
                 return ""
             }
         }
         router.get("proxies/:proxy/toxics") { _, context in
-            let name = context.parameters.get("proxy") ?? ""
+            let name = parameter("proxy", context)
             return try await answer { "[\(try await proxy.toxics(of: name).map(\.json).joined(separator: ","))]" }
         }
         router.post("proxies/:proxy/toxics") { request, context in
-            let name = context.parameters.get("proxy") ?? ""
+            let name = parameter("proxy", context)
             return try await answer { try await proxy.addToxic(to: name, from: body(request, context)).json }
         }
         router.get("proxies/:proxy/toxics/:toxic") { _, context in
-            let name = context.parameters.get("proxy") ?? ""
-            let toxic = context.parameters.get("toxic") ?? ""
+            let name = parameter("proxy", context)
+            let toxic = parameter("toxic", context)
             return try await answer { try await proxy.toxic(toxic, of: name).json }
         }
         router.delete("proxies/:proxy/toxics/:toxic") { _, context in
-            let name = context.parameters.get("proxy") ?? ""
-            let toxic = context.parameters.get("toxic") ?? ""
+            let name = parameter("proxy", context)
+            let toxic = parameter("toxic", context)
             return try await answer(.noContent) {
                 try await proxy.removeToxic(toxic, of: name)
                 return ""
             }
         }
         return router
+    }
+
+    /// A name in the path, percent-decoding undone (`/proxies/a%3Ab` names `a:b`); names are refused at
+    /// creation unless they reach their proxy written as they are too (``ProxyRules/nameProblem(_:)``).
+    private static func parameter(_ key: String, _ context: BasicRequestContext) -> String {
+        let raw = context.parameters.get(key) ?? ""
+        return raw.removingPercentEncoding ?? raw
     }
 
     private static func body(_ request: Request, _ context: BasicRequestContext) async throws -> Data {

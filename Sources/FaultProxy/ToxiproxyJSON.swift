@@ -111,7 +111,8 @@ extension Toxic {
             name: try object.string("name").flatMap { $0.isEmpty ? nil : $0 }, kind: kind, stream: direction)
         if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
         try toxic.merge(try object.object("attributes") ?? GoObject(fields: [:]))
-        guard toxic.name.utf8.count <= 200 else { throw .badBody("name must be at most 200 bytes") }
+        // Its name is a path segment too (`/proxies/{proxy}/toxics/{toxic}`): the proxies' rule.
+        if let problem = ProxyRules.nameProblem(toxic.name) { throw ToxiproxyError(problem, status: 400) }
         return toxic
     }
 

@@ -38,11 +38,26 @@ struct Replay: AsyncParsableCommand {
             fail("--tolerance takes seconds from 0 to 3600, not \(tolerance)", code: 2)
         }
         let matching = matching.resolved()
+        // A recording killed before it closed is recovered first, into the folder if it holds nothing
+        // (docs/cassettes.md, "A recording cut short").
+        let recoveries = RecordingRecovery.run(beside: URL(fileURLWithPath: cassette), for: .replaying)
+        for outcome in recoveries where outcome.acted { say(outcome.message) }
+        for outcome in recoveries where outcome.kind == .failed { printError(outcome.message) }
         let opened: Cassette
         do {
             opened = try Cassette.open(URL(fileURLWithPath: cassette))
         } catch let error as CassetteError {
-            fail(error.description, code: 2)
+            let beside = recoveries.filter { [.running, .unowned].contains($0.kind) }.map { "; " + $0.message }
+            fail(error.description + beside.joined(), code: 2)
+        }
+        if let recovered = opened.meta?.recovered {
+            fail(
+                "\(cassette) was recovered from a recording that process \(recovered.pid) was making when it was "
+                    + "killed (\(recovered.summary)): it holds the traffic but not the scenario or the timeline to "
+                    + "replay and compare; serve its traffic with 'harness serve --replay \(cassette)'", code: 2)
+        }
+        if let why = opened.meta?.incompleteness, opened.meta?.complete == false {
+            say("note: \(cassette) is incomplete: \(why)")
         }
         guard let name = opened.meta?.scenario else {
             fail(

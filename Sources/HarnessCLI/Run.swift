@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HarnessCore
 import NetworkConditions
+import Recording
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,6 +62,7 @@ struct Run: AsyncParsableCommand {
         selected = sharded(selected)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
         let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        if let record { recoverKilledRecordings(into: URL(fileURLWithPath: record), of: selected) }
         if selected.count == 1, !all, shard == nil {
             try await runOne(selected[0], configuration: configuration, base: base)
         }
@@ -84,6 +86,23 @@ struct Run: AsyncParsableCommand {
         }
         say("report: \(reports.path)")
         throw ExitCode(BatchRunner.exitCode(results))
+    }
+
+    /// Deals with what recordings killed before they closed left beside the cassette folders this run
+    /// records into (one, or one per scenario), and says what was recovered: the recorder would do it
+    /// as it starts, silently (docs/cassettes.md, "A recording cut short").
+    private func recoverKilledRecordings(into root: URL, of selected: [Scenario]) {
+        let one = selected.count == 1 && !all && shard == nil
+        let folders = one ? [root] : selected.map { root.appendingPathComponent($0.name) }
+        for folder in folders {
+            for outcome in RecordingRecovery.run(beside: folder, for: .recording) {
+                if outcome.kind == .failed {
+                    printError(outcome.message)
+                } else {
+                    say(outcome.acted ? outcome.message : "note: \(outcome.message)")
+                }
+            }
+        }
     }
 
     /// The scenarios named, or all of them.

@@ -102,7 +102,7 @@ struct Serve: AsyncParsableCommand {
         let file = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
         let url = URL(fileURLWithPath: endpoints)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try file.json().write(to: url)
+        try file.write(to: url)
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
         let replaying = pushes.map { schedule in
@@ -157,6 +157,11 @@ struct Serve: AsyncParsableCommand {
             mode = parsed
         }
         let url = URL(fileURLWithPath: path).standardizedFileURL
+        // What a killed recording left beside the cassette is dealt with before anything is decided:
+        // recovered, it may be the cassette replayed (docs/cassettes.md, "A recording cut short").
+        let recoveries = RecordingRecovery.run(beside: url, for: mode == .none ? .replaying : .recording)
+        for outcome in recoveries where outcome.acted { say(outcome.message) }
+        for outcome in recoveries where outcome.kind == .failed { printError(outcome.message) }
         var isFolder: ObjCBool = false
         let present = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
         let exists =
@@ -166,12 +171,19 @@ struct Serve: AsyncParsableCommand {
         let plan: CassettePlan
         switch CassettePlan.decide(mode: mode, cassetteExists: exists, hasUpstream: mediaUpstream != nil) {
         case .success(let decided): plan = decided
-        case .failure(let refusal): fail("--record-mode \(mode.rawValue) with \(path): \(refusal)", code: 2)
+        case .failure(let refusal):
+            // A recording under way (or one an older harness left) is why there is none: say so.
+            let beside = recoveries.filter { [.running, .unowned].contains($0.kind) }.map { "; " + $0.message }
+            fail("--record-mode \(mode.rawValue) with \(path): \(refusal)" + beside.joined(), code: 2)
         }
+        for outcome in recoveries where [.running, .unowned].contains(outcome.kind) { say("note: \(outcome.message)") }
         do {
             var kept: Cassette?
             if plan.replays {
                 let opened = try Cassette.open(url)
+                if opened.meta?.complete == false, let why = opened.meta?.incompleteness {
+                    say("note: \(path) is incomplete: \(why)")
+                }
                 services.media.replay = MediaReplay(cassette: opened, matching: matching.resolved())
                 kept = opened
             }

@@ -24,9 +24,22 @@ public enum ConfigurationLoader {
     public static func parse(_ text: String, file: String) throws -> HarnessConfiguration {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            // Yams.compose(yaml:), keeping the parser: it holds the anchors, which its nodes hold weakly and
+            // the budget tells aliases by.
+            if let place = YAMLAliasKeys.first(in: text) {
+                throw ConfigurationError(
+                    file: file, line: place.line, column: place.column, keyPath: "",
+                    message: "an alias may not be a mapping key, nor be inside one: harness.yml's keys are names")
+            }
+            let parser = try Yams.Parser(yaml: text)
+            guard let node = try parser.singleRoot() else {
                 throw ConfigurationError(file: file, line: nil, column: nil, keyPath: "", message: "the file is empty")
             }
+            // Before anything walks the document: an alias shares its anchor's node, so a 1 KB file can stand
+            // for a billion nodes (issue 31).
+            let budget = YAMLExpansionBudget.harnessYML
+            let verdict = withExtendedLifetime(parser) { budget.verdict(on: node) }
+            if case .over(let overrun) = verdict { throw budget.error(overrun, file: file) }
             root = node
         } catch let error as ConfigurationError {
             throw error

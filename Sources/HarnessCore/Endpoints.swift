@@ -1,5 +1,6 @@
 import FakeParse
 import Foundation
+import HTTPServiceSupport
 
 /// Where the fake services of a run listen and how to use them: the endpoints file that `harness serve`
 /// writes and a run gives its backends, and the same facts as `HARNESS_…` variables.
@@ -37,6 +38,12 @@ public struct Endpoints: Encodable, Sendable {
         parse = Parse(
             url: stack.routes.backendParse, applicationId: settings.applicationId, masterKey: settings.masterKey,
             clientKey: settings.clientKey, restAPIKey: settings.restAPIKey)
+    }
+
+    /// Writes the file `0600`: it holds Parse's master key (docs/limits.md, Files). A file already at
+    /// `url` is replaced whole, never written through a link left at its name.
+    public func write(to url: URL) throws {
+        try PrivateFile.write(try json(), to: url)
     }
 
     public func json() throws -> Data {

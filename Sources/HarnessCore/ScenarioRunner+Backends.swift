@@ -28,7 +28,7 @@ extension ScenarioRunner {
         let topic = scenario.launchedApp.flatMap { configuration.apps[$0]?.bundleId } ?? ""
         let endpoints = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
         let file = state.appendingPathComponent("endpoints.json")
-        try endpoints.json().write(to: file)
+        try endpoints.write(to: file)
         var variables = endpoints.environment
         variables["HARNESS_ENDPOINTS_FILE"] = file.path
         let folders = state.appendingPathComponent("backends")

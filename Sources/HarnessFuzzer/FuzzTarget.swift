@@ -1,6 +1,7 @@
 import DeviceProtocol
 @_spi(Fuzzing) import FakeAPNs
 @_spi(Fuzzing) import FakeParse
+@_spi(Fuzzing) import FaultProxy
 import Foundation
 import HarnessCore
 @_spi(Fuzzing) import MediaServer
@@ -21,6 +22,10 @@ enum FuzzTarget: String, CaseIterable {
     case controlJSON = "control-json"
     /// Parse's push request: the `where` query, expirations, the payload and its badge.
     case parsePush = "parse-push"
+    /// Parse's `where` clause with `$regex` (under its budget of steps) against long fields.
+    case parseWhere = "parse-where"
+    /// Toxiproxy's JSON: a proxy (name, listen, upstream), an array of them (with the loop rule), a toxic.
+    case toxiproxyJSON = "toxiproxy-json"
     /// harness.yml as `harness run` reads it.
     case harnessYML = "harness-yml"
     /// A line on the device socket and the params of every method.
@@ -36,6 +41,8 @@ enum FuzzTarget: String, CaseIterable {
             FakeAPNsFuzzing.controlBody(bytes)
             MediaServerFuzzing.controlBody(bytes)
         case .parsePush: FakeParseFuzzing.push(bytes)
+        case .parseWhere: FakeParseFuzzing.whereClause(bytes)
+        case .toxiproxyJSON: FaultProxyFuzzing.body(bytes)
         case .harnessYML: _ = try? ConfigurationLoader.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.yml")
         case .deviceMessage: DeviceMessageTarget.run(bytes)
         }

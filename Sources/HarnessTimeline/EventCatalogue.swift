@@ -46,9 +46,10 @@ public enum EventCatalogue {
                     "At the end of a run, a service (`part`: device, push channel, parse, media or apns) did not stop within `after` and was left for the process's exit; a defect in the harness worth reporting."
             ),
             EventSpec(
-                kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"], optional: ["client"],
+                kind: .serviceLimitReached, source: "harness", attributes: ["service", "limit"],
+                optional: ["client", "proxy"],
                 meaning:
-                    "A listener's limit was reached (`service`: parse, apns.control, media.control or media; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."
+                    "A listener's limit was reached (`service`: parse, apns.control, media.control, media or proxy, with the fault proxy's `proxy` named; `limit`: such as `1024 connections` or `100 header fields`); docs/limits.md says what the client gets."
             ),
             EventSpec(
                 kind: .stepStarted, source: "harness", attributes: ["step"],

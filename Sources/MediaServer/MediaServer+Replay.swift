@@ -2,6 +2,7 @@ import Foundation
 import HarnessTimeline
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Recording
 
 /// The cassette a server answers from: its entries, and which of them have played.
@@ -39,6 +40,16 @@ extension MediaServer {
         }
         let cassette = served.replay.cassette
         let entry = cassette.har.log.entries[index]
+        // A body file is opened inside the cassette and checked against its digest before anything of the
+        // answer goes out: a file changed or linked since the cassette was opened is never served.
+        var bodyFile: BodyFile?
+        if request.method != .HEAD, entry.response.status > 0, entry.response.content.file != nil {
+            do {
+                bodyFile = try await NIOThreadPool.singleton.runIfActive { try cassette.openBody(of: index) }
+            } catch let problem as CassetteError {
+                return try await answerUnusableBody(request, problem: problem, outbound: outbound, exchange: &exchange)
+            }
+        }
         for fault in entry.applied ?? [] {
             publishFault(fault, path: path, recording: exchange.recording)
         }
@@ -71,7 +82,8 @@ extension MediaServer {
         batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
         exchange.recording?.head(status: Int(status.code), statusText: status.reasonPhrase, headers: Array(headers))
         if request.method != .HEAD {
-            let whole = try await sendRecordedBody(of: entry, body: body, batch: &batch, exchange: &exchange)
+            let whole = try await sendRecordedBody(
+                of: entry, body: body, file: bodyFile, batch: &batch, exchange: &exchange)
             // A body file that came up short after it was checked: never promise bytes that will not come.
             guard whole else {
                 try await batch.flush()
@@ -102,14 +114,18 @@ extension MediaServer {
     /// another tool has no writes: its body goes out at once.
     /// - Returns: whether every recorded byte went out.
     private func sendRecordedBody(
-        of entry: HAR.Entry, body: Cassette.Body, batch: inout ResponseBatch, exchange: inout Exchange
+        of entry: HAR.Entry, body: Cassette.Body, file: BodyFile?, batch: inout ResponseBatch,
+        exchange: inout Exchange
     ) async throws -> Bool {
         let total = entry.writes == nil ? Self.size(of: body) : entry.response.bodySize
         let writes = entry.writes ?? [[0, Double(total)]]
         let source: any BodySource
         switch body {
         case .inline(let data): source = DataBodySource(data)
-        case .file(let url, _): source = try await FileBodySource.open(url)
+        case .file:
+            // Opened and checked before the head went out.
+            guard let file else { return false }
+            source = CassetteBodySource(file)
         }
         let head = ContinuousClock.now
         var offset = 0
@@ -139,6 +155,41 @@ extension MediaServer {
         case .inline(let data): data.count
         case .file(_, let size): size
         }
+    }
+
+    /// A recorded body that cannot be served (its file was changed, removed or replaced by a link since
+    /// the cassette was opened): answered at once with `500`, the problem in a header and in the body,
+    /// and none of the body's bytes. The connection closes after it.
+    private func answerUnusableBody(
+        _ request: HTTPRequestHead, problem: CassetteError,
+        outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>, exchange: inout Exchange
+    ) async throws -> ConnectionEnding {
+        let status = HTTPResponseStatus.internalServerError
+        timeline.publish(
+            .mediaRequest, source: "media",
+            ["method": request.method.rawValue, "path": request.uri, "status": "\(status.code)"])
+        let body = "cannot serve \(request.method.rawValue) \(request.uri) from the cassette: \(problem.description)\n"
+        var headers = serverHeaders()
+        headers.add(name: MediaReplay.cassetteErrorHeader, value: Self.headerText(problem.description))
+        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+        headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+        headers.add(name: "Connection", value: "close")
+        let parts: [HTTPServerResponsePart] = [
+            .head(HTTPResponseHead(version: request.version, status: status, headers: headers)),
+            .body(.byteBuffer(ByteBuffer(string: body))), .end(nil),
+        ]
+        exchange.status = Int(status.code)
+        exchange.bodyBytes = body.utf8.count
+        exchange.recording?.record(parts)
+        try await outbound.write(contentsOf: parts)
+        return .closeAfterResponse
+    }
+
+    /// `text` as a header value: printable ASCII, anything else a `?`.
+    private static func headerText(_ text: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { scalars.append((0x20..<0x7F).contains(scalar.value) ? scalar : "?") }
+        return String(scalars)
     }
 
     /// A request the cassette does not hold: answered at once, never a hang, saying so in a header, in
@@ -204,6 +255,37 @@ enum ReplayedHeaders {
         let recordedClose = entry.responseHeader("connection")?.lowercased() == "close"
         headers.add(name: "Connection", value: keepAlive && !recordedClose ? "keep-alive" : "close")
         return headers
+    }
+}
+
+extension MediaReplay {
+    /// The header that carries why a recorded body could not be served, on the `500` given instead.
+    public static let cassetteErrorHeader = "X-PushHarness-Cassette-Error"
+}
+
+/// A cassette's body file, opened and checked against its digest (``Cassette/openBody(of:)``), read on
+/// NIO's blocking-I/O threads as ``FileBodySource`` reads a served file: up to a mebibyte at a time,
+/// handed out in slices of that read.
+final class CassetteBodySource: BodySource, @unchecked Sendable {
+    private let file: BodyFile
+    /// The last read, and the file offset of its first byte.
+    private var window = ByteBuffer()
+    private var windowStart = 0
+
+    init(_ file: BodyFile) { self.file = file }
+
+    func read(from offset: Int, count: Int, end: Int) async throws -> ByteBuffer {
+        if offset < windowStart || offset >= windowStart + window.readableBytes {
+            let file = self.file
+            let length = max(count, min(FileBodySource.readAhead, end - offset))
+            window = try await NIOThreadPool.singleton.runIfActive {
+                try FileBodySource.pread(file.descriptor, at: offset, length: length, allocator: ByteBufferAllocator())
+            }
+            windowStart = offset
+        }
+        let skip = offset - windowStart
+        return window.getSlice(at: window.readerIndex + skip, length: min(count, window.readableBytes - skip))
+            ?? ByteBuffer()
     }
 }
 

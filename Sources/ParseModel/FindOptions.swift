@@ -59,8 +59,11 @@ public struct FindOptions: Sendable {
 
     /// Runs the find: matches, sorts (stable, so rows keep the store's order among equals), skips,
     /// limits and projects. `count` is every match, whatever the skip and limit.
-    public func run(over objects: [[String: JSONValue]]) -> (results: [[String: JSONValue]], count: Int?) {
-        var matched = objects.filter(query.matches)
+    /// Throws when a `$regex` runs past its budget (``ParseQuery/regexStepBudget``).
+    public func run(over objects: [[String: JSONValue]]) throws(ParseFailure) -> (
+        results: [[String: JSONValue]], count: Int?
+    ) {
+        var matched = try query.filter(objects)
         if !order.isEmpty {
             matched = matched.enumerated().sorted { lhs, rhs in
                 for (key, descending) in order {

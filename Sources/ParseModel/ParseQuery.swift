@@ -27,8 +27,17 @@ public struct ParseQuery: @unchecked Sendable {
         try self.init(where: object)
     }
 
-    public func matches(_ object: [String: JSONValue]) -> Bool {
-        conditions.allSatisfy { $0.matches(object) }
+    /// Whether `object` matches. Throws only when a `$regex` runs past its budget on one of its fields
+    /// (``regexStepBudget``): Parse's code 102, naming the field and the budget.
+    public func matches(_ object: [String: JSONValue]) throws(ParseFailure) -> Bool {
+        try Condition.all(conditions, match: object)
+    }
+
+    /// The objects of `objects` that match, in their order.
+    public func filter(_ objects: [[String: JSONValue]]) throws(ParseFailure) -> [[String: JSONValue]] {
+        var matched: [[String: JSONValue]] = []
+        for object in objects where try matches(object) { matched.append(object) }
+        return matched
     }
 
     /// The same query with `conditions` added (as Parse adds `deviceToken: {$exists: true}` before sending).
@@ -45,6 +54,10 @@ public struct ParseQuery: @unchecked Sendable {
     static let longestPattern = 1_024
     /// How much of a field a `$regex` is run over (UTF-16 units): its first 16,384.
     static let longestMatchedText = 16_384
+    /// How many of ICU's backtracking steps a `$regex` may take on one field, beyond one a starting
+    /// position: a million (a few tens of milliseconds). ICU's matcher backtracks, so a pattern such as
+    /// `(a*)*b` takes time exponential in the field's length; past the budget the query is refused.
+    public static let regexStepBudget = 1_000_000
 }
 
 // MARK: - Compiling
@@ -56,15 +69,27 @@ extension ParseQuery {
         case and([[Condition]])
         case nor([[Condition]])
 
-        func matches(_ object: [String: JSONValue]) -> Bool {
+        func matches(_ object: [String: JSONValue]) throws(ParseFailure) -> Bool {
             switch self {
             case .field(let path, let tests):
                 let value = Self.value(at: path, in: object)
-                return tests.allSatisfy { $0.matches(value) }
-            case .or(let branches): return branches.contains { $0.allSatisfy { $0.matches(object) } }
-            case .and(let branches): return branches.allSatisfy { $0.allSatisfy { $0.matches(object) } }
-            case .nor(let branches): return !branches.contains { $0.allSatisfy { $0.matches(object) } }
+                for test in tests where try !test.matches(value, field: path) { return false }
+                return true
+            case .or(let branches):
+                for branch in branches where try Self.all(branch, match: object) { return true }
+                return false
+            case .and(let branches):
+                for branch in branches where try !Self.all(branch, match: object) { return false }
+                return true
+            case .nor(let branches):
+                for branch in branches where try Self.all(branch, match: object) { return false }
+                return true
             }
+        }
+
+        static func all(_ conditions: [Condition], match object: [String: JSONValue]) throws(ParseFailure) -> Bool {
+            for condition in conditions where try !condition.matches(object) { return false }
+            return true
         }
 
         static func value(at path: [String], in object: [String: JSONValue]) -> JSONValue? {
@@ -89,7 +114,7 @@ extension ParseQuery {
         case exists(Bool)
         case regex(NSRegularExpression)
 
-        func matches(_ value: JSONValue?) -> Bool {
+        func matches(_ value: JSONValue?, field: [String]) throws(ParseFailure) -> Bool {
             switch self {
             case .equal(let expected): return ParseValues.equal(value, expected)
             case .notEqual(let expected): return !ParseValues.equal(value, expected)
@@ -114,12 +139,8 @@ extension ParseQuery {
                     case .array(let items)?: items.compactMap(\.stringValue)
                     default: []
                     }
-                return texts.contains { text in
-                    // A bound on what a pattern is run over: a long field is matched on its start only.
-                    let end = text.utf16.index(
-                        text.startIndex, offsetBy: min(text.utf16.count, ParseQuery.longestMatchedText))
-                    return expression.firstMatch(in: text, range: NSRange(text.startIndex..<end, in: text)) != nil
-                }
+                for text in texts where try RegexRun.firstMatch(expression, in: text, field: field) { return true }
+                return false
             }
         }
     }

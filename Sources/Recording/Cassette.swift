@@ -3,6 +3,11 @@ import HarnessTimeline
 
 /// A recorded world, opened for replay: a cassette folder (`meta.json`, `traffic.har`, `bodies/`,
 /// `timeline.jsonl`), or a bare HAR file from another tool, which has no timeline and no meta.
+///
+/// Everything a cassette names is read from inside it: a symbolic link among its files and folders is
+/// refused, naming its path (``CassetteFolder``). A body file's bytes are checked against the SHA-256
+/// that names it before they are served or exported (``openBody(of:)``), not at open: opening reads no
+/// body, and a body never served is never read.
 public struct Cassette: Sendable {
     public let directory: URL
     /// Nil for a bare HAR file.
@@ -10,6 +15,12 @@ public struct Cassette: Sendable {
     public let har: HAR
     /// The recorded run's timeline, when the cassette has one.
     public let timelineURL: URL?
+    /// The HAR file: the folder's `traffic.har`, or the bare HAR.
+    let harURL: URL
+    /// The folder the HAR's `_file` names are read from, through no link.
+    let folder: CassetteFolder
+    /// The body files checked against their digests so far.
+    let checkedBodies = CheckedBodies()
 
     /// Where an entry's body bytes are.
     public enum Body: Sendable, Equatable {
@@ -17,8 +28,9 @@ public struct Cassette: Sendable {
         case file(URL, size: Int)
     }
 
-    /// Opens `url`: a cassette folder, or a `.har` file. Checks the format version, every entry, and
-    /// that every body file the HAR names is there with the size it says.
+    /// Opens `url`: a cassette folder, or a `.har` file. Checks the format version, every entry, that
+    /// every body file the HAR names is there with the size it says, and that none of the cassette's
+    /// files and folders is a symbolic link. Reads no body file.
     ///
     /// - Throws: ``CassetteError`` naming the file and the JSON path of the first problem.
     public static func open(_ url: URL) throws -> Cassette {
@@ -27,11 +39,14 @@ public struct Cassette: Sendable {
             throw CassetteError(file: url.path, problem: "does not exist")
         }
         guard isFolder.boolValue else {
+            // A HAR named on its own: the path is the user's, a link included.
             let har = try HARReader.read(contentsOf: url)
-            return try Cassette(directory: url.deletingLastPathComponent(), meta: nil, har: har, timelineURL: nil)
+            return try Cassette(
+                directory: url.deletingLastPathComponent(), meta: nil, har: har, harURL: url, timelineURL: nil)
         }
+        let folder = CassetteFolder(url: url)
         let metaURL = url.appendingPathComponent("meta.json")
-        guard let metaData = FileManager.default.contents(atPath: metaURL.path) else {
+        guard let metaData = try folder.read("meta.json", atMost: largestMeta) else {
             let journal = url.appendingPathComponent(CassetteRecorder.journalName)
             if FileManager.default.fileExists(atPath: journal.path) {
                 throw CassetteError(
@@ -57,19 +72,48 @@ public struct Cassette: Sendable {
                 problem: "format version \(meta.version) is newer than this harness reads "
                     + "(\(CassetteMeta.currentVersion)); use a newer harness")
         }
-        let har = try HARReader.read(contentsOf: url.appendingPathComponent("traffic.har"))
-        let timeline = url.appendingPathComponent("timeline.jsonl")
+        let harURL = url.appendingPathComponent("traffic.har")
+        guard let harData = try folder.read("traffic.har", atMost: HARReader.largestDocument) else {
+            throw CassetteError(file: harURL.path, problem: "is missing: \(url.path) is not a whole cassette")
+        }
+        let har = try HARReader.read(harData, file: harURL.path)
+        // The folders and files the HAR does not name are the cassette's too: none may be a link.
+        let timeline = try folder.file("timeline.jsonl")
+        if case .file? = try folder.kind(of: "bodies") {
+            throw CassetteError(file: folder.path("bodies"), problem: "is not a folder")
+        }
+        try checkTranscripts(in: folder)
         return try Cassette(
-            directory: url, meta: meta, har: har,
-            timelineURL: FileManager.default.fileExists(atPath: timeline.path) ? timeline : nil)
+            directory: url, meta: meta, har: har, harURL: harURL,
+            timelineURL: timeline == nil ? nil : url.appendingPathComponent("timeline.jsonl"))
     }
 
-    private init(directory: URL, meta: CassetteMeta?, har: HAR, timelineURL: URL?) throws {
+    /// The most `meta.json` may hold: it is a few hundred bytes.
+    static let largestMeta = 1 << 20
+
+    /// `transcripts/` and each file in it: none may be a link.
+    private static func checkTranscripts(in folder: CassetteFolder) throws {
+        switch try folder.kind(of: "transcripts") {
+        case nil: return
+        case .file?: throw CassetteError(file: folder.path("transcripts"), problem: "is not a folder")
+        case .folder?: break
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path("transcripts"))
+        for name in names {
+            if try folder.kind(of: "transcripts/\(name)") == .folder {
+                throw CassetteError(file: folder.path("transcripts/\(name)"), problem: "is not a transcript file")
+            }
+        }
+    }
+
+    private init(directory: URL, meta: CassetteMeta?, har: HAR, harURL: URL, timelineURL: URL?) throws {
         self.directory = directory
         self.meta = meta
         self.har = har
+        self.harURL = harURL
         self.timelineURL = timelineURL
-        let harPath = meta == nil ? directory.path : directory.appendingPathComponent("traffic.har").path
+        self.folder = CassetteFolder(url: directory)
+        let harPath = harURL.path
         for (index, entry) in har.log.entries.enumerated() {
             guard let file = entry.response.content.file else {
                 // Ours promise `bodySize` bytes: an inline body must hold them.
@@ -82,17 +126,28 @@ public struct Cassette: Sendable {
                 }
                 continue
             }
+            let at = "$.log.entries[\(index)].response.content._file"
             let url = directory.appendingPathComponent(file)
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-            guard let size else {
-                throw CassetteError(
-                    file: harPath, jsonPath: "$.log.entries[\(index)].response.content._file",
-                    problem: "the body file \(url.path) is missing")
+            let size: Int
+            switch try folder.kind(of: file) {
+            case nil:
+                throw CassetteError(file: harPath, jsonPath: at, problem: "the body file \(url.path) is missing")
+            case .folder?:
+                throw CassetteError(file: harPath, jsonPath: at, problem: "the body file \(url.path) is a folder")
+            case .file(let found)?:
+                size = found
             }
             guard size == entry.response.bodySize else {
                 throw CassetteError(
-                    file: harPath, jsonPath: "$.log.entries[\(index)].response.content._file",
+                    file: harPath, jsonPath: at,
                     problem: "the body file \(url.path) has \(size) bytes, not the \(entry.response.bodySize) recorded")
+            }
+            // The file's name is its digest; a `_sha256` beside it must be the same one.
+            let named = String(file.dropFirst("bodies/".count))
+            if let sha256 = entry.response.content.sha256, sha256 != named {
+                throw CassetteError(
+                    file: harPath, jsonPath: "$.log.entries[\(index)].response.content._sha256",
+                    problem: "is \(sha256), but the body file is named by the SHA-256 \(named)")
             }
         }
     }
@@ -115,6 +170,10 @@ public struct Cassette: Sendable {
     /// The recorded run's events.
     public func timeline() throws -> [TimelineEvent] {
         guard let timelineURL else { return [] }
+        // Looked at again as it is read: it may have been replaced since the cassette was opened.
+        guard try folder.file("timeline.jsonl") != nil else {
+            throw CassetteError(file: timelineURL.path, problem: "is missing")
+        }
         return try TimelineFile.read(timelineURL)
     }
 }

@@ -7,11 +7,46 @@ public struct CassetteError: Error, CustomStringConvertible, Equatable {
     /// `$` for the whole document; empty when the problem is not inside a JSON document.
     public var jsonPath: String
     public var problem: String
+    /// What kind of problem it is, for a caller (or a test) that must tell them apart.
+    public var kind: Kind
 
-    public init(file: String, jsonPath: String = "", problem: String) {
+    /// The kinds of problem a caller may act on differently; most are ``unusable``.
+    public enum Kind: Sendable, Equatable {
+        /// Missing, unreadable, or not what the harness reads: the JSON path says where.
+        case unusable
+        /// A file or folder of the cassette is a symbolic link: a cassette is read only from inside
+        /// itself, so nothing is read through one, wherever it points.
+        case symbolicLink
+        /// A body file's bytes do not hash to the SHA-256 that names it.
+        case digestMismatch
+        /// A body, or the whole document, too large for a HAR the harness can read back (on export).
+        case tooLargeToExport
+    }
+
+    public init(file: String, jsonPath: String = "", problem: String, kind: Kind = .unusable) {
         self.file = file
         self.jsonPath = jsonPath
         self.problem = problem
+        self.kind = kind
+    }
+
+    /// `path`, a file or folder a cassette names, is a symbolic link.
+    static func symbolicLink(_ path: String) -> CassetteError {
+        CassetteError(
+            file: path,
+            problem: "is a symbolic link; a cassette's files and folders are read only from inside it, never "
+                + "through a link (wherever it points): put the file or folder itself there",
+            kind: .symbolicLink)
+    }
+
+    /// The body file at `path` does not hold the bytes its name, a SHA-256, says.
+    static func digestMismatch(_ path: String, named expected: String, actual: String) -> CassetteError {
+        CassetteError(
+            file: path,
+            problem: "holds bytes whose SHA-256 is \(actual), not the \(expected) its name says: the body was "
+                + "changed or damaged after it was recorded, and is neither served nor exported; record the "
+                + "cassette again, or put the recorded file back",
+            kind: .digestMismatch)
     }
 
     public var description: String {

@@ -21,6 +21,9 @@ public struct CassetteMeta: Codable, Sendable, Equatable {
     /// The run's outcome as `harness run` reported it (`passed`, `failed`, …).
     public var outcome: String?
     public var entries: Int
+    /// Set when the cassette was recovered from a recording whose process was killed (SIGKILL, a
+    /// crash): what was journaled by then, with the damage counted. Such a cassette is not complete.
+    public var recovered: Recovery?
 
     public init(scenario: String?, harnessYmlSha256: String?, seeds: [String: UInt64], recordedAt: String) {
         self.format = Self.formatName
@@ -31,5 +34,72 @@ public struct CassetteMeta: Codable, Sendable, Equatable {
         self.recordedAt = recordedAt
         self.complete = false
         self.entries = 0
+    }
+}
+
+extension CassetteMeta {
+    /// How a cassette was recovered from a killed recording (`meta.json`'s `recovered`).
+    public struct Recovery: Codable, Sendable, Equatable {
+        /// The process that was recording when it died.
+        public var pid: Int32
+        /// The folder it was recovered from, as it was named beside the cassette folder.
+        public var partial: String
+        public var recoveredAt: String
+        /// The exchanges recovered: every whole record of the journal whose body was whole.
+        public var exchanges: Int
+        /// Bytes of a last record cut short by the kill, dropped.
+        public var tornBytes: Int
+        /// Whole journal lines (1-based) that were not a HAR entry, dropped.
+        public var unreadableLines: [Int]
+        /// Exchanges dropped because their body file was missing or shorter than recorded.
+        public var missingBodies: Int
+        /// Bytes of transcript lines cut short by the kill, dropped (each transcript ends at its last
+        /// whole line).
+        public var tornTranscriptBytes: Int
+
+        public init(
+            pid: Int32, partial: String, recoveredAt: String, exchanges: Int, tornBytes: Int = 0,
+            unreadableLines: [Int] = [], missingBodies: Int = 0, tornTranscriptBytes: Int = 0
+        ) {
+            self.pid = pid
+            self.partial = partial
+            self.recoveredAt = recoveredAt
+            self.exchanges = exchanges
+            self.tornBytes = tornBytes
+            self.unreadableLines = unreadableLines
+            self.missingBodies = missingBodies
+            self.tornTranscriptBytes = tornTranscriptBytes
+        }
+
+        /// What was recovered and what was lost, in words: `12 exchanges; a torn last record of 87
+        /// bytes dropped`.
+        public var summary: String {
+            var parts = ["\(exchanges) exchange\(exchanges == 1 ? "" : "s")"]
+            if tornBytes > 0 { parts.append("a torn last record of \(tornBytes) bytes dropped") }
+            if !unreadableLines.isEmpty {
+                let lines = unreadableLines.prefix(5).map { String($0) }.joined(separator: ", ")
+                parts.append(
+                    "\(unreadableLines.count) unreadable journal line\(unreadableLines.count == 1 ? "" : "s") dropped "
+                        + "(\(lines)\(unreadableLines.count > 5 ? ", …" : ""))")
+            }
+            if missingBodies > 0 {
+                parts.append(
+                    "\(missingBodies) exchange\(missingBodies == 1 ? "" : "s") dropped for a missing body file")
+            }
+            if tornTranscriptBytes > 0 {
+                parts.append("\(tornTranscriptBytes) bytes of torn transcript lines dropped")
+            }
+            return parts.joined(separator: "; ")
+        }
+    }
+
+    /// Why the cassette is not complete, in words; nil when it is.
+    public var incompleteness: String? {
+        guard !complete else { return nil }
+        if let recovered {
+            return "it was recovered from a recording that process \(recovered.pid) was making when it was killed "
+                + "(\(recovered.summary)); it holds what was journaled by then"
+        }
+        return "the recording was interrupted; it holds everything up to then"
     }
 }

@@ -10,7 +10,12 @@ public final class CassetteRecorder: Sendable {
     public let directory: URL
     /// Where it is written until ``close(_:timeline:)``: a new folder beside `directory`, so that an
     /// earlier cassette there stays whole until the new one is; `directory` itself when adding to it.
+    /// The new folder's name carries this process's id (``PartialRecording``), so that when the process
+    /// is killed the next run can tell the folder is nobody's and recover it.
     let workingDirectory: URL
+    /// What became of the recordings killed processes left beside `directory`, dealt with before this
+    /// one began (``RecordingRecovery``): a command prints these.
+    public let recoveredAtStart: [RecoveryOutcome]
     private let redaction: LockedState<Redactor>
     let store: BodyStore
     private let transcripts: TranscriptFiles
@@ -54,6 +59,9 @@ public final class CassetteRecorder: Sendable {
     public init(directory: URL, redactor: Redactor, keeping kept: Cassette? = nil) throws {
         let manager = FileManager.default
         let path = directory.path
+        // Before this recording makes its own folder: a killed one's journal is kept, beside `directory`
+        // (this recording takes `directory`'s place when it closes).
+        recoveredAtStart = RecordingRecovery.run(beside: directory, for: .recording)
         if kept != nil {
             // Added to: only an unfinished journal from an earlier attempt goes.
             try? manager.removeItem(at: directory.appendingPathComponent(Self.journalName))
@@ -65,7 +73,9 @@ public final class CassetteRecorder: Sendable {
             kept != nil
             ? directory
             : directory.deletingLastPathComponent().appendingPathComponent(
-                ".\(directory.lastPathComponent).recording-\(UUID().uuidString.prefix(8))")
+                PartialRecording.name(
+                    directory: directory.lastPathComponent, pid: ProcessInfo.processInfo.processIdentifier,
+                    tag: String(UUID().uuidString.prefix(8))))
         self.redaction = LockedState(redactor)
         self.store = BodyStore(cassette: workingDirectory)
         self.transcripts = TranscriptFiles(directory: workingDirectory.appendingPathComponent("transcripts"))
@@ -250,18 +260,10 @@ public final class CassetteRecorder: Sendable {
         }
     }
 
-    /// The journal's entries, sorted by when they began. Only whole lines count: a line cut short by
-    /// the process dying is left out.
+    /// The journal's entries, sorted by when they began. Only whole records count (``JournalReading``).
     static func entries(inJournal url: URL) throws -> [HAR.Entry] {
         guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
-        let decoder = JSONDecoder()
-        var entries: [HAR.Entry] = []
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            if let entry = try? decoder.decode(HAR.Entry.self, from: line) { entries.append(entry) }
-        }
-        return entries.enumerated().sorted {
-            ($0.element.offset ?? 0, $0.offset) < ($1.element.offset ?? 0, $1.offset)
-        }.map(\.element)
+        return JournalReading.read(data).entriesInOrder
     }
 }
 

@@ -93,7 +93,11 @@ import Glibc
         let ready = try #require(kinds.firstIndex(of: "backend.ready"))
         let launched = try #require(kinds.firstIndex(of: "device.app.launched"))
         #expect(ready < launched)
-        let endpoints = try Data(contentsOf: reports.appendingPathComponent("state/endpoints.json"))
+        let endpointsFile = reports.appendingPathComponent("state/endpoints.json")
+        let endpoints = try Data(contentsOf: endpointsFile)
+        // It holds the master key: readable by its owner only, as the keys and certificates are.
+        let permissions = try FileManager.default.attributesOfItem(atPath: endpointsFile.path)[.posixPermissions]
+        #expect((permissions as? NSNumber)?.intValue == 0o600)
         let parse = try #require((try JSONSerialization.jsonObject(with: endpoints) as? [String: Any])?["parse"])
         #expect((parse as? [String: Any])?["masterKey"] as? String == "nasa-tv-master-key")
     }

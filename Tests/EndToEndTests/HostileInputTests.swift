@@ -173,6 +173,74 @@ import Testing
         #expect(await serve.stop() == 0, "\(serve.process.output)")
     }
 
+    /// Issue 31's patterns, each of which backtracked for 30 s to minutes over twenty installations
+    /// whose `x` is forty `a` then `!`, while every other service stopped answering.
+    @Test(arguments: ["(a*)*b", "^(a+)+$", "^(a|aa)+$"])
+    func aBacktrackingRegexIsRefusedWithinItsBudgetWhileEveryServiceAnswers(_ pattern: String) async throws {
+        let serve = try await ServedHarness("hostile-regex")
+        let field = String(repeating: "a", count: 40) + "!"
+        for index in 0..<20 {
+            let token = String(format: "%064x", index + 1)
+            let saved = try await CurlExchange.json(
+                "POST", serve.url("parse") + "/installations",
+                #"{"deviceType": "ios", "deviceToken": "\#(token)", "x": "\#(field)"}"#,
+                headers: parseHeaders(serve, master: true))
+            #expect(saved.status == 201, "\(saved)")
+        }
+        let clause = #"{"x":{"$regex":"\#(pattern)"}}"#
+        let query = clause.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? clause
+        async let answer = CurlExchange.run(
+            [serve.url("parse") + "/installations?where=" + query]
+                + parseHeaders(serve, master: true).flatMap {
+                    ["-H", $0]
+                })
+        // Meanwhile, and after: every service answers.
+        try await expectEveryServiceAnswers(serve)
+        let refused = try await answer
+        #expect(refused.status == 400, "\(refused)")
+        #expect(refused.body.contains(#""code":102"#), "\(refused)")
+        #expect(refused.body.contains("took more than 1000000 steps, the budget for one field"), "\(refused)")
+        // An ordinary pattern over the same installations still finds them all.
+        let plain = #"{"x":{"$regex":"^a+!$"}}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let found = try await CurlExchange.run(
+            [serve.url("parse") + "/installations?where=" + plain + "&count=1&limit=0"]
+                + parseHeaders(serve, master: true).flatMap { ["-H", $0] })
+        #expect(found.status == 200 && found.body.contains(#""count":20"#), "\(found)")
+        try await expectEveryServiceAnswers(serve)
+        #expect(await serve.stop() == 0, "\(serve.process.output)")
+    }
+
+    /// Issue 31's 1 KB harness.yml, nine anchors each nine aliases of the one before under a push's
+    /// `data:` (it grew `harness list` past 550 MB), and the same with an alias as a key: exit 2 at
+    /// once, naming the file, line and key path.
+    @Test func aliasesThatMultiplyAreRefusedNamingTheLine() async throws {
+        let laughs = PackagePaths.root.appendingPathComponent("Tests/Fuzz/harness-yml/billion-laughs.yml")
+        let listed = try await HarnessCommand.run(["list", "-c", laughs.path])
+        #expect(listed.status == 2, "\(listed.transcript)")
+        #expect(
+            listed.standardError.contains(
+                "billion-laughs.yml:17:68: 'scenarios.laughs.steps[0].push.data.f.f7': aliases expand this document past 1,000,000 nodes"
+            ), "\(listed.transcript)")
+        let keyed = try PackagePaths.temporaryDirectory().appendingPathComponent("keyed.yml")
+        try (String(contentsOf: laughs, encoding: .utf8) + "            ? *i\n            : x\n").write(
+            to: keyed, atomically: true, encoding: .utf8)
+        let refused = try await HarnessCommand.run(["list", "-c", keyed.path])
+        #expect(refused.status == 2, "\(refused.transcript)")
+        #expect(refused.standardError.contains("keyed.yml:21:15"), "\(refused.transcript)")
+        #expect(refused.standardError.contains("an alias may not be a mapping key"), "\(refused.transcript)")
+    }
+
+    /// The endpoints file holds Parse's master key: readable by its owner only, as the keys are.
+    @Test func theEndpointsFileIsReadableByItsOwnerOnly() async throws {
+        let serve = try await ServedHarness("hostile-endpoints")
+        let file = serve.endpointsFile
+        let permissions = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions]
+        #expect((permissions as? NSNumber)?.intValue == 0o600)
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(!serve.url("parse", "masterKey").isEmpty && text.contains(serve.url("parse", "masterKey")), "\(text)")
+        #expect(await serve.stop() == 0, "\(serve.process.output)")
+    }
+
     func registerDevice(_ serve: ServedHarness) async throws -> String {
         let answer = try await CurlExchange.json(
             "POST", serve.url("apns", "controlURL") + "/devices", #"{"topic": "\#(serve.url("apns", "topic"))"}"#)

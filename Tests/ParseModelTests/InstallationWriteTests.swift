@@ -17,7 +17,7 @@ import Testing
 
     /// Resolves a write against stored rows the way the store does: the rows its lookup matches.
     func resolve(_ write: InstallationWrite, stored: [Object]) throws(ParseFailure) -> InstallationWrite.Resolution {
-        let found = write.lookup.map { query in stored.filter(query.matches) } ?? []
+        let found = try write.lookup.map { query throws(ParseFailure) in try query.filter(stored) } ?? []
         return try write.resolve(found: found)
     }
 
@@ -189,9 +189,9 @@ import Testing
             token, keepingInstallationId: "new", keepingObjectId: nil, appIdentifier: "com.x")
         #expect(resolution == .init(updating: nil, deletions: [deletion]))
         let query = try ParseQuery(where: deletion.query)
-        #expect(query.matches(stored[0].merging(["appIdentifier": "com.x"]) { $1 }))
-        #expect(!query.matches(stored[0].merging(["appIdentifier": "com.other"]) { $1 }), "scoped by app")
-        #expect(!query.matches(["deviceToken": .string(token), "installationId": "new"]), "keeps the writer")
+        #expect(try query.matches(stored[0].merging(["appIdentifier": "com.x"]) { $1 }))
+        #expect(try !query.matches(stored[0].merging(["appIdentifier": "com.other"]) { $1 }), "scoped by app")
+        #expect(try !query.matches(["deviceToken": .string(token), "installationId": "new"]), "keeps the writer")
     }
 
     @Test func theTokenOnlyRowWinsOverTheInstallationIdsRow() throws {

@@ -6,6 +6,8 @@ public final class ServedHarness: Sendable {
     public let process: RunningChild
     /// The endpoints file: `apns`, `media` and `parse`, each a map of its facts (URLs, keys, files).
     public let endpoints: [String: [String: String]]
+    /// Where `harness serve` wrote them.
+    public let endpointsFile: URL
 
     /// The services' state folder (credentials, Parse's SQLite file).
     public let stateDirectory: URL
@@ -16,6 +18,7 @@ public final class ServedHarness: Sendable {
     public init(_ name: String = #function, arguments: [String] = [], stateDirectory: URL? = nil) async throws {
         let directory = try PackagePaths.temporaryDirectory(name)
         let file = directory.appendingPathComponent("endpoints.json")
+        endpointsFile = file
         self.stateDirectory = stateDirectory ?? directory.appendingPathComponent("state")
         process = try RunningChild(
             HarnessCommand.path,
