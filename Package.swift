@@ -221,7 +221,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "HarnessFuzzer",
-            dependencies: ["FakeAPNs", "MediaServer", "FakeParse", "FaultProxy", "DeviceProtocol", "HarnessCore"]
+            dependencies: ["FakeAPNs", "MediaServer", "FakeParse", "FaultProxy", "DeviceProtocol", "HarnessCore", "Recording"]
         ),
         .target(
             name: "TestSupport",

@@ -26,6 +26,8 @@ enum FuzzTarget: String, CaseIterable {
     case parseWhere = "parse-where"
     /// Toxiproxy's JSON: a proxy (name, listen, upstream), an array of them (with the loop rule), a toxic.
     case toxiproxyJSON = "toxiproxy-json"
+    /// A cassette's `traffic.har` (or a foreign HAR file) and a recording's journal cut short.
+    case cassette = "cassette"
     /// harness.yml as `harness run` reads it.
     case harnessYML = "harness-yml"
     /// A line on the device socket and the params of every method.
@@ -43,6 +45,7 @@ enum FuzzTarget: String, CaseIterable {
         case .parsePush: FakeParseFuzzing.push(bytes)
         case .parseWhere: FakeParseFuzzing.whereClause(bytes)
         case .toxiproxyJSON: FaultProxyFuzzing.body(bytes)
+        case .cassette: CassetteTarget.run(bytes)
         case .harnessYML: _ = try? ConfigurationLoader.parse(String(decoding: bytes, as: UTF8.self), file: "fuzz.yml")
         case .deviceMessage: DeviceMessageTarget.run(bytes)
         }

@@ -7,7 +7,7 @@ import Testing
 @Suite struct FuzzCorpusTests {
     static let targets = [
         "provider-request", "provider-http2", "legacy-gateway", "media-request", "control-json", "parse-push",
-        "parse-where", "toxiproxy-json", "harness-yml", "device-message",
+        "parse-where", "toxiproxy-json", "cassette", "harness-yml", "device-message",
     ]
 
     @Test(arguments: targets)
