@@ -221,7 +221,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "HarnessFuzzer",
-            dependencies: ["FakeAPNs", "MediaServer", "FakeParse", "FaultProxy", "DeviceProtocol", "HarnessCore", "Recording"]
+            dependencies: [
+                "FakeAPNs", "MediaServer", "FakeParse", "FaultProxy", "DeviceProtocol", "HarnessCore", "Recording",
+            ]
         ),
         .target(
             name: "TestSupport",
