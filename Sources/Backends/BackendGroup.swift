@@ -6,9 +6,14 @@ import HarnessTimeline
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The backends of a run: started one after another in the order given, each once the one before is
 /// ready; watched while the run goes on; stopped in reverse order, SIGTERM first, SIGKILL after their
-/// grace. Their output lines and their ends are on the timeline.
+/// grace, with every process each one started, in its process group or not (``BackendDescendants``).
+/// Their output lines and their ends are on the timeline.
 public final class BackendGroup: Sendable {
     /// A backend that could not start, was not ready in time, or ended while the run went on: its name,
     /// what happened, and the last lines it printed.
@@ -31,6 +36,8 @@ public final class BackendGroup: Sendable {
         -> BackendGroup
     {
         var started: [Running] = []
+        // Before the first backend starts: an orphan of any of its processes becomes this process's child.
+        if !backends.isEmpty { _ = ProcessTable.isSubreaper }
         for backend in backends {
             do {
                 try Task.checkCancellation()
@@ -66,7 +73,9 @@ public final class BackendGroup: Sendable {
         }
     }
 
-    /// Stops every backend, the last started first: SIGTERM, then SIGKILL after its grace.
+    /// Stops every backend, the last started first: SIGTERM, then SIGKILL after its grace; with it every
+    /// process it started, whether or not it stayed in its process group. A backend that already ended has
+    /// what it left killed at once.
     public func stop() async {
         for one in running.reversed() { await one.stop() }
     }
@@ -80,10 +89,14 @@ public final class BackendGroup: Sendable {
         private let lineSeen = Readiness<Void>()
         private let stopping = LockedState(false)
         private let timeline: Timeline
+        /// Every process it started, whether or not it stayed in its process group.
+        private let descendants: BackendDescendants
 
         init(_ backend: Backend, environment: [String: String], timeline: Timeline) throws {
             self.backend = backend
             self.timeline = timeline
+            let descendants = BackendDescendants(backend: backend.name)
+            self.descendants = descendants
             let name = backend.name
             let (ended, lineSeen) = (self.ended, self.lineSeen)
             let awaited: String? = if case .line(let wanted) = backend.readiness { wanted } else { nil }
@@ -93,7 +106,7 @@ public final class BackendGroup: Sendable {
                 process = try AppProcess(
                     command: backend.command, workingDirectory: backend.workingDirectory,
                     environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                        .merging(backend.environment) { $1 },
+                        .merging(backend.environment) { $1 }.merging(descendants.environment) { $1 },
                     kind: "backend", processGroup: true,
                     onLine: { line in
                         timeline.publish(.backendOutput, source: "backend", ["backend": name, "line": line])
@@ -109,6 +122,7 @@ public final class BackendGroup: Sendable {
             } catch {
                 throw Failure(backend: name, description: "backend \(name): \(error)")
             }
+            descendants.follow(root: process.pid)
             timeline.publish(
                 .backendStarted, source: "backend",
                 ["backend": name, "pid": "\(process.pid)", "command": backend.command.joined(separator: " ")])
@@ -152,6 +166,8 @@ public final class BackendGroup: Sendable {
                 await waitForOutputEnd()
                 throw failure(problem)
             }
+            // What it started so far is remembered: an orphan of it is found later even without its mark.
+            _ = await descendants.look()
             timeline.publish(
                 .backendReady, source: "backend",
                 [
@@ -184,31 +200,41 @@ public final class BackendGroup: Sendable {
             await process.waitForOutputEnd(atMost: .seconds(1))
         }
 
-        /// SIGTERM to its process group, then SIGKILL to the group if it has not ended within its grace;
-        /// returns once it has ended. Programs it started have the rest of the grace to end after it (a
-        /// wrapper script ends at once, the server it started may take its time); what is left of the
-        /// group then is killed.
+        /// SIGTERM to its process group and to every other process it started, then SIGKILL to the group if
+        /// it has not ended within its grace; returns once it has ended. Programs it started have the rest of
+        /// the grace to end after it (a wrapper script ends at once, the server it started may take its
+        /// time); what is left of them then, in its group or not, is killed and, if the harness adopted it,
+        /// reaped. One that already ended has what it left killed at once. Not cancelled with the caller: a
+        /// stop always waits for the end.
         func stop() async {
+            await Task { await self.stopUncancelled() }.value
+        }
+
+        private func stopUncancelled() async {
             stopping.withLock { $0 = true }
             guard ended.value == nil else {
                 process.killProcessGroup()
+                await descendants.killAll()
                 return
             }
+            // Looked for while it still runs, its chain of parents whole; the group has a signal of its own.
+            let outsideGroup = await descendants.look().outsideGroup
             process.terminate()
+            ProcessTable.signal(outsideGroup, SIGTERM)
             let grace = backend.stopGrace
             let deadline = ContinuousClock.now + grace
             let killer = Task { [process] in
                 try await Task.sleep(for: grace)
                 process.kill()
             }
-            // Not cancelled with the caller: a stop always waits for the end.
-            let ending = await Task { await self.termination() }.value
+            let ending = await termination()
             killer.cancel()
-            // No event says when the last of them ends: the group is looked at every 50 ms.
-            while process.processGroupIsRunning, ContinuousClock.now < deadline {
+            // No event says when the last of them ends: they are looked at every 50 ms.
+            while ContinuousClock.now < deadline, await descendants.anyRunning() {
                 try? await Task.sleep(for: .milliseconds(50))
             }
             process.killProcessGroup()
+            await descendants.killAll()
             await process.waitForOutputEnd(atMost: .seconds(1))
             timeline.publish(
                 .backendStopped, source: "backend", ["backend": backend.name, "how": ending?.description ?? "unknown"])
