@@ -3,7 +3,8 @@
 It checks that its HARNESS_* variables say what the endpoints file says, asks Parse for its
 installations with the master key, then serves HTTP on HARNESS_PORT: /health, and /hello, which
 answers with $GREETING. argv[1] picks a misbehaviour: exit-before-ready, dies-on-hello,
-with-child (a child that ignores SIGTERM, in the backend's process group), or ignores-sigterm.
+with-child (a child that ignores SIGTERM, in the backend's process group), with-setsid-child (the same
+child after setsid, in a session and group of its own), or ignores-sigterm.
 Standard library only.
 """
 
@@ -56,9 +57,11 @@ with urllib.request.urlopen(request, timeout=10) as answer:
 if mode == "exit-before-ready":
     say("giving up before listening")
     sys.exit(2)
-if mode == "with-child":
+if mode in ("with-child", "with-setsid-child"):
+    # with-setsid-child: the child calls setsid, leaving the backend's process group (as a daemon does).
     child = subprocess.Popen(
-        [sys.executable, "-c", "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: signal.pause()"]
+        [sys.executable, "-c", "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: signal.pause()"],
+        start_new_session=(mode == "with-setsid-child"),
     )
     say(f"child pid {child.pid}")
 

@@ -123,11 +123,14 @@ import Glibc
         #expect(!kinds.contains("device.app.launched"), "\(kinds)")
     }
 
-    /// Ctrl-C during the run: the backend and the child it started (which ignores SIGTERM) both end.
-    @Test func ctrlCLeavesNoBackendProcessBehindNorAnyItStarted() async throws {
+    /// Ctrl-C during the run: the backend and the child it started (which ignores SIGTERM) both end, the
+    /// child in the backend's process group or in a session of its own (setsid).
+    @Test(arguments: ["with-child", "with-setsid-child"])
+    func ctrlCLeavesNoBackendProcessBehindNorAnyItStarted(_ mode: String) async throws {
         // The run waits for a message the app never logs, until Ctrl-C.
         let file = try configuration(
-            mode: "with-child", then: "- waitFor: {event: app.log, where: {message: never logged}, timeout: 10m}")
+            mode: mode, then: "- waitFor: {event: app.log, where: {message: never logged}, timeout: 10m}",
+            "ctrlC-\(mode)")
         let reports = file.deletingLastPathComponent().appendingPathComponent("report")
         let run = try RunningChild(
             HarnessCommand.path, ["run", "talk", "--config", file.path, "--report-dir", reports.path],
@@ -146,6 +149,18 @@ import Glibc
         #expect(status == 130, "\(run.output)")
         #expect(!isAlive(backendPid), "the backend \(backendPid) outlived the run")
         #expect(!isAlive(childPid), "the backend's child \(childPid) outlived the run")
+    }
+
+    /// Issue 31: a child that called setsid outlived every run (50 of 50). At a normal end it is gone.
+    @Test func aChildThatCalledSetsidDoesNotOutliveARunThatPasses() async throws {
+        let file = try configuration(mode: "with-setsid-child")
+        let reports = file.deletingLastPathComponent().appendingPathComponent("report")
+        let result = try await HarnessCommand.run(["run", "talk", "--config", file.path, "--report-dir", reports.path])
+        #expect(result.status == 0, "\(result.transcript)")
+        let line = try #require(result.standardOutput.split(separator: "\n").first { $0.contains("line=child pid ") })
+        let childPid = try #require(
+            line.components(separatedBy: "child pid ").last?.split(separator: " ").first.flatMap { Int32($0) })
+        #expect(!isAlive(childPid), "the backend's setsid child \(childPid) outlived the run")
     }
 
     /// A second Ctrl-C exits at once: the backend, in a process group of its own that the terminal's
