@@ -156,6 +156,62 @@ import Glibc
         #expect(await served.stop() == 0)
     }
 
+    /// Issue 31: a cassette whose `bodies/` is a link to another folder (holding a file named like the
+    /// recorded body's SHA-256) served and exported that file; a body changed after recording was served
+    /// as it was. Now the link is refused naming it, a changed body is neither served nor exported, and
+    /// what `harness export` writes is served back as the cassette was.
+    @Test func aCassetteReachingOutsideItselfIsRefusedAndAnExportIsServedBack() async throws {
+        let nginx = try await ListeningPeer.nginx(root: try root())
+        let folder = try PackagePaths.temporaryDirectory()
+        let cassette = folder.appendingPathComponent("cassette")
+        let proxy = try await ServedHarness(
+            "outside-record", arguments: ["--media-upstream", nginx.url, "--record", cassette.path])
+        let direct = try await fetch(proxy.url("media") + "/photos/a.jpg", [])
+        #expect(direct.body == Data(Self.photo))
+        #expect(await proxy.stop() == 0)
+        #expect(await nginx.stop() == 0)
+
+        // Exported, then served from the export alone: the same answer.
+        let har = folder.appendingPathComponent("export.har")
+        let exported = try await HarnessCommand.run(["export", cassette.path, "-o", har.path])
+        #expect(exported.status == 0, "\(exported.transcript)")
+        let fromExport = try await ServedHarness("outside-export", arguments: ["--replay", har.path])
+        #expect(try await fetch(fromExport.url("media") + "/photos/a.jpg", []) == direct)
+        #expect(await fromExport.stop() == 0)
+
+        // bodies/ a link to a folder outside with a file of the same name and other bytes.
+        let bodies = cassette.appendingPathComponent("bodies")
+        let names = try FileManager.default.contentsOfDirectory(atPath: bodies.path)
+        let name = try #require(names.first { $0.count == 64 }, "\(names)")
+        let outside = folder.appendingPathComponent("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try Data("secret from outside the cassette".utf8).write(to: outside.appendingPathComponent(name))
+        let kept = folder.appendingPathComponent("bodies-kept")
+        try FileManager.default.moveItem(at: bodies, to: kept)
+        try FileManager.default.createSymbolicLink(at: bodies, withDestinationURL: outside)
+        let linked = "\(bodies.path): is a symbolic link"
+        let serveLinked = try await HarnessCommand.run(["serve", "--ephemeral-ports", "--replay", cassette.path])
+        #expect(serveLinked.status == 2, "\(serveLinked.transcript)")
+        #expect(serveLinked.standardError.contains(linked), "\(serveLinked.transcript)")
+        let exportLinked = try await HarnessCommand.run(["export", cassette.path, "-o", har.path])
+        #expect(exportLinked.status == 2, "\(exportLinked.transcript)")
+        #expect(exportLinked.standardError.contains(linked), "\(exportLinked.transcript)")
+        #expect(!(try String(contentsOf: har, encoding: .utf8)).contains("c2VjcmV0"), "the earlier export is kept")
+
+        // The body back inside, its bytes changed: neither served nor exported.
+        try FileManager.default.removeItem(at: bodies)
+        try FileManager.default.moveItem(at: kept, to: bodies)
+        // The same size, so only its digest can tell (a size other than the recorded one is refused at open).
+        try Data(Self.photo.reversed()).write(to: bodies.appendingPathComponent(name))
+        let changed = try await ServedHarness("outside-changed", arguments: ["--replay", cassette.path])
+        let answer = try await fetch(changed.url("media") + "/photos/a.jpg", [])
+        #expect(answer.head.first?.hasPrefix("http/1.1 500") == true, "\(answer)")
+        #expect(await changed.stop() == 0)
+        let exportChanged = try await HarnessCommand.run(["export", cassette.path, "-o", har.path])
+        #expect(exportChanged.status == 2, "\(exportChanged.transcript)")
+        #expect(exportChanged.standardError.contains("not the \(name) its name says"), "\(exportChanged.transcript)")
+    }
+
     @Test func badServeOptionsExitTwoSayingWhy() async throws {
         let folder = try PackagePaths.temporaryDirectory()
         let cases: [([String], String)] = [
