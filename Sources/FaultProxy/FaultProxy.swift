@@ -46,17 +46,23 @@ public actor FaultProxy {
 
     /// The connections each proxy keeps open at once; a client beyond them is closed at once.
     private let connectionCap: Int
+    /// The connections all proxies keep open at once (``ProxyRules/maxConnectionsInAll(descriptorLimit:)``).
+    private let connectionsInAll: LockedState<ConnectionCap>
 
     /// - Parameters:
     ///   - seed: draws each connection's toxicity and jitter; the same seed, the same draws.
     ///   - connectionCap: the connections one proxy keeps open at once (1,024 by default, docs/limits.md).
+    ///   - connectionsInAll: the connections all proxies keep open at once (by default from the process's
+    ///     limit on descriptors).
     public init(
         timeline: Timeline? = nil, seed: UInt64 = .random(in: 0...UInt64.max),
-        connectionCap: Int = ProxyRules.maxConnectionsPerProxy
+        connectionCap: Int = ProxyRules.maxConnectionsPerProxy, connectionsInAll: Int? = nil
     ) {
         events = ProxyEvents(timeline: timeline)
         seeds = SplitMix64(seed: seed)
         self.connectionCap = max(1, connectionCap)
+        let inAll = connectionsInAll ?? ProxyRules.maxConnectionsInAll(descriptorLimit: ProxyRules.descriptorLimit())
+        self.connectionsInAll = LockedState(ConnectionCap(limit: max(1, inAll)))
     }
 
     // MARK: Proxies
@@ -229,8 +235,22 @@ public actor FaultProxy {
             proxy.toxics = []
             await listeners[name]?.setToxics([])
             if !proxy.enabled {
+                // Enabled only when it makes no loop with the proxies listening (it was created disabled,
+                // unchecked) and it can listen; otherwise it stays disabled, as Toxiproxy keeps one that
+                // cannot listen.
                 proxy.enabled = true
-                if let listen = try? await start(proxy) { proxy.listen = listen } else { proxy.enabled = false }
+                do {
+                    try refuseLoop(proxy)
+                    proxy.listen = try await start(proxy)
+                } catch {
+                    proxy.enabled = false
+                    events.publish(
+                        .proxyUpdated,
+                        [
+                            "proxy": name, "listen": proxy.listen, "upstream": proxy.upstream, "enabled": "false",
+                            "why": error.message,
+                        ])
+                }
             }
             proxies[name] = proxy
         }
@@ -266,7 +286,7 @@ public actor FaultProxy {
         do {
             let listener = try await ProxyListener.bind(
                 name: proxy.name, listen: listen, upstream: upstream, toxics: proxy.toxics, seed: seeds.next(),
-                events: events, cap: connectionCap)
+                events: events, cap: connectionCap, total: connectionsInAll)
             listeners[proxy.name] = listener
             return listener.listen
         } catch {

@@ -15,10 +15,9 @@ struct ProxyEvents: Sendable {
 
     /// A proxy had its most connections open and closed a new client at once: said once each time it
     /// fills up.
-    func limitReached(_ proxy: String, _ limit: Int) {
+    func limitReached(_ proxy: String, _ limit: String) {
         timeline?.publish(
-            .serviceLimitReached, source: "harness",
-            ["service": "proxy", "limit": "\(limit) connections", "proxy": proxy])
+            .serviceLimitReached, source: "harness", ["service": "proxy", "limit": limit, "proxy": proxy])
     }
 
     func cut(_ proxy: String, _ report: ProxiedConnection.ConnectionReport) {

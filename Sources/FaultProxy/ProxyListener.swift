@@ -59,7 +59,7 @@ final class ProxyListener: Sendable {
     /// - Throws: what binding threw (a port in use).
     static func bind(
         name: String, listen: (host: String, port: Int), upstream: (host: String, port: Int), toxics: [Toxic],
-        seed: UInt64, events: ProxyEvents, cap: Int
+        seed: UInt64, events: ProxyEvents, cap: Int, total: LockedState<ConnectionCap>
     ) async throws -> ProxyListener {
         let shared = Shared(toxics: toxics, seed: seed, events: events, cap: cap)
         let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -69,14 +69,20 @@ final class ProxyListener: Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { client in
                 let admission = shared.state.withLock { $0.clients.admit() }
-                guard admission.admitted else {
-                    if admission.firstRefusal {
-                        shared.events.limitReached(name, cap)
+                let inAll = admission.admitted ? total.withLock { $0.admit() } : (admitted: false, firstRefusal: false)
+                guard admission.admitted, inAll.admitted else {
+                    if admission.admitted { shared.state.withLock { $0.clients.release() } }
+                    if admission.firstRefusal { shared.events.limitReached(name, "\(cap) connections") }
+                    if inAll.firstRefusal {
+                        shared.events.limitReached(name, "\(total.withLock { $0.limit }) connections in all")
                     }
                     client.close(promise: nil)
                     return client.eventLoop.makeSucceededVoidFuture()
                 }
-                client.closeFuture.whenComplete { _ in shared.state.withLock { $0.clients.release() } }
+                client.closeFuture.whenComplete { _ in
+                    shared.state.withLock { $0.clients.release() }
+                    total.withLock { $0.release() }
+                }
                 return client.eventLoop.makeCompletedFuture {
                     // The upstream is dialled once the client's channel is active, not before.
                     try client.pipeline.syncOperations.addHandler(

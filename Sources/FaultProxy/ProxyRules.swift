@@ -62,11 +62,15 @@ public enum ProxyRules {
         return inet_pton(AF_INET6, host, &address) == 1
     }
 
+    /// A host name: labels of letters, digits, `-` and `_`, the last not all digits (RFC 3696: `127.1`,
+    /// `2130706433` and `0x7f.1` are addresses to the resolver, which no rule here would see as one).
     static func isDNSName(_ host: String) -> Bool {
         // A fully qualified name may end with its root's dot.
         let name = host.hasSuffix(".") ? host.dropLast() : Substring(host)
         guard name.utf8.count <= 253 else { return false }
         let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        if let last = labels.last, last.allSatisfy({ ("0"..."9").contains($0) }) { return false }
+        if let last = labels.last, last.lowercased().hasPrefix("0x") { return false }
         return labels.allSatisfy { label in
             (1...63).contains(label.utf8.count) && !label.hasPrefix("-") && !label.hasSuffix("-")
                 && label.unicodeScalars.allSatisfy {
@@ -119,7 +123,19 @@ public enum ProxyRules {
         return target == bound || (isWildcard(target) && bound == "127.0.0.1")
     }
 
-    private static func canonical(_ host: String) -> String {
+    /// One spelling of each host: names lowercased without their root's dot, IPv6 addresses as
+    /// `inet_ntop` writes them, an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as its IPv4 address.
+    static func canonical(_ host: String) -> String {
+        var address = in6_addr()
+        if inet_pton(AF_INET6, host, &address) == 1 {
+            let bytes = withUnsafeBytes(of: &address) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+                return bytes[12...].map(String.init).joined(separator: ".")
+            }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            guard inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil else { return host }
+            return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
         let lowered = host.lowercased()
         return lowered.hasSuffix(".") ? String(lowered.dropLast()) : lowered
     }
@@ -133,6 +149,19 @@ public enum ProxyRules {
     /// The connections one proxy keeps open at once: a loop through a relay outside the fault proxy
     /// (which no rule can see) stops there instead of taking every descriptor of the process.
     public static let maxConnectionsPerProxy = 1_024
+
+    /// The connections all proxies keep open at once, from the process's limit on descriptors (each
+    /// connection takes two): half of what is left after 256 for everything else, at least 64.
+    static func maxConnectionsInAll(descriptorLimit: Int) -> Int {
+        max(64, (descriptorLimit - 256) / 2 / 2)
+    }
+
+    /// This process's soft limit on open descriptors (`RLIMIT_NOFILE`).
+    static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
+        return Int(clamping: min(limit.rlim_cur, UInt(Int.max / 4)))
+    }
 }
 
 /// This machine's own addresses besides loopback (from `getifaddrs`), and its host name: an upstream

@@ -6,8 +6,10 @@ extension EventCatalogue {
             meaning: "A proxy named `proxy` listens at `listen` and relays to `upstream`."),
         EventSpec(
             kind: .proxyUpdated, source: "proxy", attributes: ["proxy", "listen", "upstream", "enabled"],
+            optional: ["why"],
             meaning:
-                "A proxy was changed; `enabled` false closes its listener and every connection (Toxiproxy's `down`)."),
+                "A proxy was changed; `enabled` false closes its listener and every connection (Toxiproxy's `down`). `why`: a disabled proxy `POST /reset` could not enable (it would make a loop, or cannot listen)."
+        ),
         EventSpec(
             kind: .proxyDeleted, source: "proxy", attributes: ["proxy"],
             meaning: "A proxy was removed, its connections closed."),

@@ -18,6 +18,10 @@ public struct ParseQuery: @unchecked Sendable {
     public init(where source: [String: JSONValue]) throws(ParseFailure) {
         self.source = source
         conditions = try Self.compile(source, depth: 0)
+        let regexes = conditions.reduce(0) { $0 + $1.regexCount }
+        guard regexes <= Self.mostRegexes else {
+            throw .invalidQuery("A where clause has at most \(Self.mostRegexes) $regex conditions, not \(regexes)")
+        }
     }
 
     public init(whereJSON value: JSONValue) throws(ParseFailure) {
@@ -27,16 +31,27 @@ public struct ParseQuery: @unchecked Sendable {
         try self.init(where: object)
     }
 
-    /// Whether `object` matches. Throws only when a `$regex` runs past its budget on one of its fields
+    /// Whether `object` matches. Throws only when its `$regex`es run past the query's budget of steps
     /// (``regexStepBudget``): Parse's code 102, naming the field and the budget.
     public func matches(_ object: [String: JSONValue]) throws(ParseFailure) -> Bool {
-        try Condition.all(conditions, match: object)
+        var budget = RegexRun.Budget()
+        return try Condition.all(conditions, match: object, budget: &budget)
     }
 
-    /// The objects of `objects` that match, in their order.
+    /// The objects of `objects` that match, in their order. Every `$regex` run over them shares one
+    /// budget of steps (``regexStepBudget``): past it the whole filter throws.
     public func filter(_ objects: [[String: JSONValue]]) throws(ParseFailure) -> [[String: JSONValue]] {
+        var budget = RegexRun.Budget()
+        return try filter(objects, budget: &budget)
+    }
+
+    func filter(_ objects: [[String: JSONValue]], budget: inout RegexRun.Budget) throws(ParseFailure)
+        -> [[String: JSONValue]]
+    {
         var matched: [[String: JSONValue]] = []
-        for object in objects where try matches(object) { matched.append(object) }
+        for object in objects where try Condition.all(conditions, match: object, budget: &budget) {
+            matched.append(object)
+        }
         return matched
     }
 
@@ -54,10 +69,14 @@ public struct ParseQuery: @unchecked Sendable {
     static let longestPattern = 1_024
     /// How much of a field a `$regex` is run over (UTF-16 units): its first 16,384.
     static let longestMatchedText = 16_384
-    /// How many of ICU's backtracking steps a `$regex` may take on one field, beyond one a starting
-    /// position: a million (a few tens of milliseconds). ICU's matcher backtracks, so a pattern such as
-    /// `(a*)*b` takes time exponential in the field's length; past the budget the query is refused.
+    /// How many of ICU's backtracking steps the `$regex`es of one query may take together, over every
+    /// object and field it is matched against, beyond one a starting position: a million (a few tens of
+    /// milliseconds). ICU's matcher backtracks, so a pattern such as `(a*)*b` takes time exponential in
+    /// the field's length; past the budget the query is refused. ICU counts steps in tens of thousands,
+    /// so a field's match under 10,000 steps is not counted: ``mostRegexes`` bounds those.
     public static let regexStepBudget = 1_000_000
+    /// The most `$regex` conditions in one clause (each run over each object's field).
+    public static let mostRegexes = 100
 }
 
 // MARK: - Compiling
@@ -69,27 +88,39 @@ extension ParseQuery {
         case and([[Condition]])
         case nor([[Condition]])
 
-        func matches(_ object: [String: JSONValue]) throws(ParseFailure) -> Bool {
+        func matches(_ object: [String: JSONValue], budget: inout RegexRun.Budget) throws(ParseFailure) -> Bool {
             switch self {
             case .field(let path, let tests):
                 let value = Self.value(at: path, in: object)
-                for test in tests where try !test.matches(value, field: path) { return false }
+                for test in tests where try !test.matches(value, field: path, budget: &budget) { return false }
                 return true
             case .or(let branches):
-                for branch in branches where try Self.all(branch, match: object) { return true }
+                for branch in branches where try Self.all(branch, match: object, budget: &budget) { return true }
                 return false
             case .and(let branches):
-                for branch in branches where try !Self.all(branch, match: object) { return false }
+                for branch in branches where try !Self.all(branch, match: object, budget: &budget) { return false }
                 return true
             case .nor(let branches):
-                for branch in branches where try Self.all(branch, match: object) { return false }
+                for branch in branches where try Self.all(branch, match: object, budget: &budget) { return false }
                 return true
             }
         }
 
-        static func all(_ conditions: [Condition], match object: [String: JSONValue]) throws(ParseFailure) -> Bool {
-            for condition in conditions where try !condition.matches(object) { return false }
+        static func all(
+            _ conditions: [Condition], match object: [String: JSONValue], budget: inout RegexRun.Budget
+        ) throws(ParseFailure) -> Bool {
+            for condition in conditions where try !condition.matches(object, budget: &budget) { return false }
             return true
+        }
+
+        /// How many `$regex` tests the condition holds, its branches' included.
+        var regexCount: Int {
+            switch self {
+            case .field(_, let tests):
+                return tests.count { if case .regex = $0 { true } else { false } }
+            case .or(let branches), .and(let branches), .nor(let branches):
+                return branches.reduce(0) { total, branch in branch.reduce(total) { $0 + $1.regexCount } }
+            }
         }
 
         static func value(at path: [String], in object: [String: JSONValue]) -> JSONValue? {
@@ -114,7 +145,9 @@ extension ParseQuery {
         case exists(Bool)
         case regex(NSRegularExpression)
 
-        func matches(_ value: JSONValue?, field: [String]) throws(ParseFailure) -> Bool {
+        func matches(_ value: JSONValue?, field: [String], budget: inout RegexRun.Budget) throws(ParseFailure)
+            -> Bool
+        {
             switch self {
             case .equal(let expected): return ParseValues.equal(value, expected)
             case .notEqual(let expected): return !ParseValues.equal(value, expected)
@@ -139,7 +172,9 @@ extension ParseQuery {
                     case .array(let items)?: items.compactMap(\.stringValue)
                     default: []
                     }
-                for text in texts where try RegexRun.firstMatch(expression, in: text, field: field) { return true }
+                for text in texts where try RegexRun.firstMatch(expression, in: text, field: field, budget: &budget) {
+                    return true
+                }
                 return false
             }
         }

@@ -34,6 +34,8 @@ import Testing
     @Test(arguments: [
         "[::1", "ünïcødé:80", "::1:80", "[::1]", "host", "host:", "host:0", "host:65536", "host:+80", "host: 80",
         "-bad.example:80", "a..b:80", "[127.0.0.1]:80", "[]:80", "host:0080800",
+        // Addresses to the resolver, written as names: 127.0.0.1 each.
+        "127.1:80", "2130706433:80", "0x7f.1:80", "127.000.000.001:80", "0x7F000001:80",
     ])
     func badUpstreamsAreRefused(_ text: String) {
         #expect(throws: ToxiproxyError.self) { try ProxyRules.hostPort(text, field: "upstream") }
@@ -75,7 +77,8 @@ import Testing
         (("10.9.9.9", 5), ("0.0.0.0", 5), false),
         (("127.0.0.2", 5), ("127.0.0.1", 5), false), (("127.0.0.1", 6), ("127.0.0.1", 5), false),
         (("0.0.0.0", 5), ("127.0.0.1", 5), true), (("LOCALHOST.", 5), ("127.0.0.1", 5), true),
-        (("example.com", 5), ("127.0.0.1", 5), false),
+        (("example.com", 5), ("127.0.0.1", 5), false), (("::ffff:127.0.0.1", 5), ("127.0.0.1", 5), true),
+        (("0:0:0:0:0:0:0:1", 5), ("::1", 5), true), (("::FFFF:7F00:1", 5), ("0.0.0.0", 5), true),
     ])
     func whichUpstreamsReachWhichListeners(
         _ upstream: (String, Int), _ listen: (String, Int), _ expected: Bool
@@ -97,6 +100,30 @@ import Testing
         // Refused once full, said once while full; full again after a release: said again.
         #expect(answers == ["true false", "true false", "false true", "false false", "true false", "false true"])
         #expect(cap.open == 2)
+    }
+
+    @Test(arguments: [(1_024, 192), (1_048_576, 262_080), (300, 64), (0, 64)])
+    func allProxiesTogetherKeepHalfTheDescriptorsLeft(_ descriptors: Int, _ connections: Int) {
+        #expect(ProxyRules.maxConnectionsInAll(descriptorLimit: descriptors) == connections)
+    }
+
+    /// Issue 31's review: a proxy created disabled was not checked, and `POST /reset` enabled it into
+    /// a loop. Now reset leaves it disabled and says why.
+    @Test func resetDoesNotEnableAProxyIntoALoop() async throws {
+        let timeline = Timeline()
+        let proxy = FaultProxy(timeline: timeline, seed: 1)
+        func json(_ text: String) -> Data { Data(text.utf8) }
+        let a = try await proxy.create(from: json(#"{"name":"a","listen":"127.0.0.1:0","upstream":"127.0.0.1:9"}"#))
+        let b = try await proxy.create(from: json(#"{"name":"b","listen":"127.0.0.1:0","upstream":"127.0.0.1:9"}"#))
+        _ = try await proxy.update("b", from: json(#"{"enabled":false}"#))
+        _ = try await proxy.update("b", from: json(#"{"upstream":"\#(a.listen)","enabled":false}"#))
+        _ = try await proxy.update("a", from: json(#"{"upstream":"\#(b.listen)"}"#))
+        await proxy.reset()
+        #expect(try await proxy.proxy("b").enabled == false)
+        #expect(try await proxy.proxy("a").enabled == true)
+        let why = timeline.events.last { $0.kind == .proxyUpdated }?.attributes["why"] ?? ""
+        #expect(why.contains("would relay to itself: b -> a -> b"), "\(why)")
+        await proxy.shutdown()
     }
 
     /// Holds every connection open and echoes what it reads.
@@ -148,8 +175,18 @@ import Testing
 
         // The clients are gone (the script ended): the proxy takes connections again.
         await proxy.untilNoOpenConnections(of: "h")
-        let second = try await ChildProcess.run(PackagePaths.python, ["-c", Self.clients, port, "1"])
-        #expect(second.standardOutput == "0 c0\n", "\(second.transcript)")
+        let again = try await ChildProcess.run(PackagePaths.python, ["-c", Self.clients, port, "1"])
+        #expect(again.standardOutput == "0 c0\n", "\(again.transcript)")
+
+        // All proxies together: two at once, whatever each proxy's own cap.
+        let inAll = FaultProxy(timeline: timeline, seed: 1, connectionsInAll: 2)
+        let other = try await inAll.create(
+            from: Data("{\"name\":\"i\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(upstream)\"}".utf8))
+        let otherPort = try #require(other.listen.split(separator: ":").last.map(String.init))
+        let third = try await ChildProcess.run(PackagePaths.python, ["-c", Self.clients, otherPort, "3"])
+        #expect(third.standardOutput == "0 c0\n1 c1\n2 closed\n", "\(third.transcript)")
+        #expect(timeline.events.contains { $0.attributes["limit"] == "2 connections in all" })
+        await inAll.shutdown()
         await proxy.shutdown()
     }
 }

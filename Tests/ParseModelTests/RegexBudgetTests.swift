@@ -23,7 +23,7 @@ import Testing
         #expect(
             throws: ParseFailure(
                 code: 102,
-                "$regex on x took more than 1000000 steps, the budget for one field (docs/limits.md): the pattern backtracks too much to match"
+                "$regex on x took the query past 1000000 steps, the budget for one query (docs/limits.md): the pattern backtracks too much to match"
             )
         ) { try compiled.matches(hostile) }
     }
@@ -35,7 +35,7 @@ import Testing
         do {
             _ = try compiled.matches(object)
         } catch {
-            #expect(error.message.hasPrefix("$regex on meta.name took more than"))
+            #expect(error.message.hasPrefix("$regex on meta.name took the query past"))
         }
     }
 
@@ -60,14 +60,32 @@ import Testing
         #expect(try query("a!").filter(objects).count == 20)
     }
 
-    @Test func theBudgetCountsPositionsAndSteps() {
-        // One call a starting position (n + 1 of them) and one every 10,000 steps.
-        var budget = RegexRun.Budget(textLength: 3, steps: 20_000)
-        #expect(budget.calls == 6)
+    /// Issue 31's review: 2,500 backtracking conditions over twenty installations were 50,000 budgets
+    /// of a field each. A clause holds at most 100 `$regex`, and they share one budget a query.
+    @Test func aClauseHoldsAtMostAHundredRegexes() throws {
+        func clause(_ count: Int) -> [String: JSONValue] {
+            ["$or": .array((0..<count).map { _ in ["x": ["$regex": "(a*)*b"]] })]
+        }
+        #expect(throws: ParseFailure(code: 102, "A where clause has at most 100 $regex conditions, not 2500")) {
+            try ParseQuery(where: clause(2_500))
+        }
+        let hundred = try ParseQuery(where: clause(100))
+        var budget = RegexRun.Budget()
+        #expect(throws: ParseFailure.self) { try hundred.filter(Array(repeating: hostile, count: 20), budget: &budget) }
+        #expect(budget.stepCalls == -1, "stopped at the first call past the query's budget")
+    }
+
+    @Test func theQueryShareItsStepsAndEachFieldHasItsPositions() {
+        // A field's n + 1 positions are its own; the calls beyond them come out of the query's budget.
+        var budget = RegexRun.Budget(steps: 30_000)
+        #expect(budget.stepCalls == 3)
+        var first = RegexRun.Budget.Field(positions: 2)
         var spent: [Bool] = []
-        for _ in 0..<7 { spent.append(budget.spend()) }
+        for _ in 0..<4 { spent.append(budget.spend(&first)) }
+        var second = RegexRun.Budget.Field(positions: 1)
+        for _ in 0..<3 { spent.append(budget.spend(&second)) }
         #expect(spent == [true, true, true, true, true, true, false])
-        #expect(RegexRun.Budget(textLength: 0, steps: 1).calls == 2, "at least one step call")
-        #expect(RegexRun.Budget(textLength: 16_384).calls == 16_385 + 100)
+        #expect(RegexRun.Budget(steps: 1).stepCalls == 1, "at least one step call")
+        #expect(RegexRun.Budget().stepCalls == 100)
     }
 }
