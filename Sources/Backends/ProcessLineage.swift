@@ -65,7 +65,11 @@ struct ProcessLineage: Sendable, Equatable {
     /// rule took (reading an environment is the one costly part of a look).
     mutating func claim(_ table: [ProcessRecord], isMarked: (ProcessRecord) -> Bool) -> Claim {
         let (root, harness) = (self.root, self.harness)
-        if rootStarted == nil { rootStarted = table.first { $0.pid == root }?.started }
+        let rootRecord = table.first { $0.pid == root }
+        if rootStarted == nil { rootStarted = rootRecord?.started }
+        // The backend's pid taken by another process since the backend ended: its children and group are
+        // that process's, not the backend's; only the mark and earlier looks still say what is.
+        let rootReused = rootRecord.map { $0.started != rootStarted } ?? false
         let (since, known) = (rootStarted ?? 0, self.known)
         func eligible(_ record: ProcessRecord) -> Bool {
             record.pid > 1 && record.pid != root && record.pid != harness && record.started >= since
@@ -81,7 +85,10 @@ struct ProcessLineage: Sendable, Equatable {
                 pending += children[record.pid] ?? []
             }
         }
-        take((children[root] ?? []) + table.filter { $0.group == root || known.contains(Key($0)) })
+        take(
+            rootReused
+                ? table.filter { known.contains(Key($0)) }
+                : (children[root] ?? []) + table.filter { $0.group == root || known.contains(Key($0)) })
         var marked: [ProcessRecord] = []
         for record in table where claimed[record.pid] == nil && !record.isZombie && eligible(record) {
             if isMarked(record) { marked.append(record) }

@@ -51,7 +51,8 @@ public struct Cassette: Sendable {
             if FileManager.default.fileExists(atPath: journal.path) {
                 throw CassetteError(
                     file: metaURL.path,
-                    problem: "is missing: the recording never finished (the process was killed); record again")
+                    problem: "is missing: a recording that adds to this cassette never finished (its process was "
+                        + "killed); its journal is moved aside by the next recording that adds to it, or record again")
             }
             throw CassetteError(file: metaURL.path, problem: "is missing: \(url.path) is not a cassette")
         }
@@ -98,7 +99,13 @@ public struct Cassette: Sendable {
         case .file?: throw CassetteError(file: folder.path("transcripts"), problem: "is not a folder")
         case .folder?: break
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path("transcripts"))
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path("transcripts"))
+        } catch {
+            throw CassetteError(
+                file: folder.path("transcripts"), problem: "cannot be read (\(error.localizedDescription))")
+        }
         for name in names {
             if try folder.kind(of: "transcripts/\(name)") == .folder {
                 throw CassetteError(file: folder.path("transcripts/\(name)"), problem: "is not a transcript file")

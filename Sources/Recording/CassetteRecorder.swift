@@ -51,6 +51,14 @@ public final class CassetteRecorder: Sendable {
 
     static let journalName = "traffic.har.journal"
 
+    /// The partial folders this process's recorders are writing in, until each is closed: a partial
+    /// named with this process's id and not here was left by an earlier process that had the same id
+    /// (a container started again), so it is recovered like any dead process's.
+    static let live = LockedState<Set<String>>([])
+
+    /// Whether the partial folder `name`, named with this process's id, is one of its recordings under way.
+    static func isRecordingHere(_ name: String) -> Bool { live.withLock { $0.contains(name) } }
+
     /// Prepares `directory` for a new recording. A folder holding an earlier cassette is emptied of it;
     /// a folder holding anything else is refused, so that recording never deletes a user's files.
     ///
@@ -63,8 +71,22 @@ public final class CassetteRecorder: Sendable {
         // (this recording takes `directory`'s place when it closes).
         recoveredAtStart = RecordingRecovery.run(beside: directory, for: .recording)
         if kept != nil {
-            // Added to: only an unfinished journal from an earlier attempt goes.
-            try? manager.removeItem(at: directory.appendingPathComponent(Self.journalName))
+            // Added to: an unfinished journal from an earlier attempt (killed while adding) is kept beside
+            // the new one, never deleted; if it cannot be moved, nothing is recorded.
+            let stale = directory.appendingPathComponent(Self.journalName)
+            if manager.fileExists(atPath: stale.path) {
+                let aside = directory.appendingPathComponent(
+                    "\(Self.journalName).interrupted-\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.prefix(4))"
+                )
+                do {
+                    try manager.moveItem(at: stale, to: aside)
+                } catch {
+                    throw CassetteError(
+                        file: stale.path,
+                        problem: "holds an interrupted recording's exchanges and cannot be moved aside "
+                            + "(\(error.localizedDescription)): nothing is recorded over it")
+                }
+            }
         } else {
             try Self.checkReplaceable(directory)
         }
@@ -76,6 +98,10 @@ public final class CassetteRecorder: Sendable {
                 PartialRecording.name(
                     directory: directory.lastPathComponent, pid: ProcessInfo.processInfo.processIdentifier,
                     tag: String(UUID().uuidString.prefix(8))))
+        if workingDirectory != directory {
+            let name = workingDirectory.lastPathComponent
+            Self.live.withLock { _ = $0.insert(name) }
+        }
         self.redaction = LockedState(redactor)
         self.store = BodyStore(cassette: workingDirectory)
         self.transcripts = TranscriptFiles(directory: workingDirectory.appendingPathComponent("transcripts"))
@@ -227,6 +253,8 @@ public final class CassetteRecorder: Sendable {
         transcripts.close()
         let manager = FileManager.default
         let journalURL = workingDirectory.appendingPathComponent(Self.journalName)
+        let partialName = workingDirectory.lastPathComponent
+        defer { Self.live.withLock { _ = $0.remove(partialName) } }
         do {
             if let failure { throw CassetteError(file: directory.path, problem: "was not recorded: \(failure)") }
             let entries = try Self.entries(inJournal: journalURL)
@@ -252,12 +280,24 @@ public final class CassetteRecorder: Sendable {
                 try manager.moveItem(at: workingDirectory, to: directory)
             }
         } catch let error as CassetteError {
-            if workingDirectory != directory { try? manager.removeItem(at: workingDirectory) }
-            throw error
+            throw keptAfterFailure(error)
         } catch {
-            if workingDirectory != directory { try? manager.removeItem(at: workingDirectory) }
-            throw CassetteError(file: directory.path, problem: "could not be finished (\(error.localizedDescription))")
+            throw keptAfterFailure(
+                CassetteError(file: directory.path, problem: "could not be finished (\(error.localizedDescription))"))
         }
+    }
+
+    /// A close that failed leaves what was journaled where it is, the partial folder beside `directory`:
+    /// the next recording or replay of `directory` recovers it (``RecordingRecovery``). The error says so.
+    private func keptAfterFailure(_ error: CassetteError) -> CassetteError {
+        guard workingDirectory != directory, FileManager.default.fileExists(atPath: workingDirectory.path) else {
+            return error
+        }
+        var kept = error
+        kept.problem +=
+            "; what was recorded is kept in \(workingDirectory.path), recovered into a cassette marked "
+            + "incomplete by the next recording or replay of \(directory.path)"
+        return kept
     }
 
     /// The journal's entries, sorted by when they began. Only whole records count (``JournalReading``).

@@ -21,6 +21,9 @@ public struct PartialRecording: Sendable, Equatable {
     public var closed: Bool
     /// When its journal (or the folder) last changed, in seconds since 1970: the newest goes first.
     public var modified: Double
+    /// Its journal is there but could not be read (an I/O error): it may hold anything, so it is never
+    /// cleared, and a recovery that cannot read it fails, leaving it as it is.
+    public var journalUnreadable = false
 
     public init(
         name: String, pid: Int32?, tag: String, records: Int = 0, tornBytes: Int = 0, transcripts: Int = 0,
@@ -38,7 +41,7 @@ public struct PartialRecording: Sendable, Equatable {
 
     /// Whether anything of the recording reached the disk: a whole record, a transcript line, or the
     /// closed cassette. A partial without any is cleared, not recovered.
-    public var holdsRecording: Bool { records > 0 || transcripts > 0 || closed }
+    public var holdsRecording: Bool { records > 0 || transcripts > 0 || closed || journalUnreadable }
 
     private static let tagCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 

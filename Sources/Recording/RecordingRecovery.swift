@@ -28,12 +28,19 @@ public enum RecordingRecovery {
         let parent = directory.deletingLastPathComponent()
         let name = directory.lastPathComponent
         let siblings = (try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []
-        let partials = siblings.compactMap { found($0, in: parent, directory: name, isAlive: isAlive) }
+        // This process's own id runs only if one of its recorders writes in a partial of that id; else an
+        // earlier process with the same id left them (a container started again).
+        let here = getpid()
+        let ownRecording = siblings.contains {
+            PartialRecording.owner(ofName: $0, directory: name)?.pid == here && CassetteRecorder.isRecordingHere($0)
+        }
+        func alive(_ pid: Int32) -> Bool { pid == here ? ownRecording : isAlive(pid) }
+        let partials = siblings.compactMap { found($0, in: parent, directory: name, isAlive: alive) }
         guard !partials.isEmpty else { return [] }
         let free = isFree(directory)
         let plan = RecoveryPlan.decide(
             partials, directory: name, directoryIsFree: free, purpose: purpose, siblings: Set(siblings),
-            isAlive: isAlive)
+            isAlive: alive)
         let work = Work(parent: parent, directory: directory, directoryWasFree: free, ourPID: ourPID)
         return plan.steps.compactMap { work.carryOut($0) }
     }
@@ -58,10 +65,14 @@ public enum RecordingRecovery {
         let journal = folder.appendingPathComponent(CassetteRecorder.journalName)
         partial.modified = modified(journal) ?? modified(folder) ?? 0
         guard let pid = owner.pid, !isAlive(pid) else { return partial }
-        if let data = try? Data(contentsOf: journal, options: .mappedIfSafe) {
-            let measured = JournalReading.measure(data)
-            partial.records = measured.records
-            partial.tornBytes = measured.tornBytes
+        if manager.fileExists(atPath: journal.path) {
+            do {
+                let measured = JournalReading.measure(try Data(contentsOf: journal, options: .mappedIfSafe))
+                partial.records = measured.records
+                partial.tornBytes = measured.tornBytes
+            } catch {
+                partial.journalUnreadable = true
+            }
         }
         let transcripts = folder.appendingPathComponent("transcripts")
         partial.transcripts =
@@ -244,7 +255,18 @@ extension RecordingRecovery {
     static func writeCassette(in folder: URL, pid: Int32, partial: String) throws -> CassetteMeta.Recovery {
         let manager = FileManager.default
         let journalURL = folder.appendingPathComponent(CassetteRecorder.journalName)
-        let reading = JournalReading.read(manager.contents(atPath: journalURL.path) ?? Data())
+        // No journal: nothing was journaled (a transcript or a closed cassette is what holds the
+        // recording). One that cannot be read fails the recovery, and the folder stays as it is.
+        var journal = Data()
+        if manager.fileExists(atPath: journalURL.path) {
+            do {
+                journal = try Data(contentsOf: journalURL)
+            } catch {
+                throw RecoveryFailure(
+                    "\(journalURL.path) could not be read (\(error.localizedDescription)); left as it is")
+            }
+        }
+        let reading = JournalReading.read(journal)
         var kept: [HAR.Entry] = []
         var missingBodies = 0
         for entry in reading.entriesInOrder {
@@ -279,7 +301,15 @@ extension RecordingRecovery {
             meta.entries = kept.count
             meta.recovered = recovery
             try encoder.encode(meta).write(to: folder.appendingPathComponent("meta.json"), options: .atomic)
-            if manager.fileExists(atPath: journalURL.path) { try manager.removeItem(at: journalURL) }
+            if manager.fileExists(atPath: journalURL.path) {
+                // Lines that could not be read are kept with the cassette, for a person to look at.
+                if reading.unreadableLines.isEmpty {
+                    try manager.removeItem(at: journalURL)
+                } else {
+                    try manager.moveItem(
+                        at: journalURL, to: folder.appendingPathComponent(CassetteRecorder.journalName + ".damaged"))
+                }
+            }
             return recovery
         } catch {
             throw RecoveryFailure("the cassette could not be written in \(folder.path) (\(error.localizedDescription))")

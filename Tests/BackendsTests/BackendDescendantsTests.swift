@@ -74,8 +74,11 @@ import Glibc
     /// Alive, and not a zombie waiting to be reaped.
     func isRunning(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        return stat.split(separator: ")").last?.split(separator: " ").first != "Z"
+        // Gone between the two looks (reaped): not running.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
+        return state != "Z"
     }
 
     /// Gone altogether: ended and reaped (a zombie still answers `kill(pid, 0)`).

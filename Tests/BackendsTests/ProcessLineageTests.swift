@@ -30,6 +30,20 @@ import Glibc
         ]
     }
 
+    /// The backend ended and another process took its pid: that process's children and group are not
+    /// the backend's; what an earlier look found of the backend still is.
+    @Test func anotherProcessWithTheBackendsPidIsNotTheBackend() {
+        var lineage = fresh()
+        let before = base + [process(201, parent: Self.backend, group: 201)]
+        #expect(lineage.claim(before) { _ in false }.running == [201])
+        let reused = process(Self.backend, parent: 1, started: 9_000)
+        let after =
+            [process(1, parent: 0, started: 0), process(Self.harness, parent: 1, started: 10), reused]
+            + [process(201, parent: Self.harness, group: 201), process(9_001, parent: Self.backend, started: 9_001)]
+            + [process(9_002, parent: 1, group: Self.backend, started: 9_002)]
+        #expect(lineage.claim(after) { _ in false }.running == [201])
+    }
+
     @Test func aChildThatCalledSetsidIsStillTheBackendsThroughItsParent() {
         var lineage = fresh()
         // 201 called setsid (a group of its own); 202 is its child.

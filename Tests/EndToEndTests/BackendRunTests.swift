@@ -76,8 +76,10 @@ import Glibc
     /// Alive and not a zombie waiting for its parent (or init) to reap it.
     func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 else { return false }
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        // Gone between the two looks (reaped): not alive.
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+        else { return false }
         return state != "Z"
     }
 

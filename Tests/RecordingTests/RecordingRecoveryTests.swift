@@ -69,8 +69,12 @@ struct RecordingRecoveryTests {
         let tag = try #require(PartialRecording.owner(ofName: name, directory: directory.lastPathComponent)?.tag)
         #expect(PartialRecording.owner(ofName: name, directory: directory.lastPathComponent)?.pid == getpid())
         let parent = directory.deletingLastPathComponent()
+        // A tag of its own: the recorder, never closed, still counts its own name as a recording of this
+        // process under way.
         let killed = parent.appendingPathComponent(
-            PartialRecording.name(directory: directory.lastPathComponent, pid: pid, tag: tag))
+            PartialRecording.name(
+                directory: directory.lastPathComponent, pid: pid,
+                tag: (tag.hasPrefix("K") ? "Q" : "K") + tag.dropFirst()))
         try FileManager.default.moveItem(at: parent.appendingPathComponent(name), to: killed)
         return killed
     }
@@ -264,5 +268,94 @@ struct RecordingRecoveryTests {
             opened.har.log.entries.contains { $0.request.url.hasSuffix("/parse/health") && $0.link == "app→parse" },
             "\(opened.har.log.entries.map(\.request.url))")
         #expect(try Self.partials(beside: cassette).isEmpty)
+    }
+
+    /// A partial carrying this process's own id that none of its recorders writes in was left by an
+    /// earlier process that had the same id (a container started again): recovered, not taken as
+    /// a recording under way.
+    @Test func aPartialOfThisProcesssIdThatNoRecorderHereWritesIsRecovered() async throws {
+        let directory = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let killed = try Self.killedRecording(into: directory, pid: try await Self.deadPID())
+        let mine = killed.deletingLastPathComponent().appendingPathComponent(
+            PartialRecording.name(directory: "cassette", pid: getpid(), tag: "Earlier1"))
+        try FileManager.default.moveItem(at: killed, to: mine)
+        let outcomes = RecordingRecovery.run(beside: directory, for: .replaying)
+        #expect(outcomes.map(\.kind) == [.recovered], "\(outcomes.map(\.message))")
+        #expect(try Cassette.open(directory).har.log.entries.count == 2)
+    }
+
+    /// A journal that is there but cannot be read may hold anything: the partial is neither cleared nor
+    /// turned into an empty cassette, and stays for the next run.
+    @Test func aJournalThatCannotBeReadLeavesThePartialWhole() async throws {
+        let directory = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let killed = try Self.killedRecording(into: directory, pid: try await Self.deadPID())
+        let journal = killed.appendingPathComponent("traffic.har.journal")
+        let held = killed.deletingLastPathComponent().appendingPathComponent("journal-held")
+        try FileManager.default.moveItem(at: journal, to: held)
+        // A folder where the journal is: it exists, and reading it fails.
+        try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: false)
+        let outcomes = RecordingRecovery.run(beside: directory, for: .replaying)
+        #expect(outcomes.map(\.kind) == [.failed], "\(outcomes.map(\.message))")
+        #expect(outcomes.first?.message.contains("could not be read") == true, "\(outcomes.map(\.message))")
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "no empty cassette made")
+        let left = try #require(try Self.partials(beside: directory).first)
+        let bodies = killed.deletingLastPathComponent().appendingPathComponent(left).appendingPathComponent("bodies")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bodies.path).count >= 1, "its bodies are kept")
+        // Readable again, it is recovered by the next run (it now carries this process's id).
+        let again = killed.deletingLastPathComponent().appendingPathComponent(left)
+            .appendingPathComponent("traffic.har.journal")
+        try FileManager.default.removeItem(at: again)
+        try FileManager.default.moveItem(at: held, to: again)
+        let second = RecordingRecovery.run(beside: directory, for: .replaying)
+        #expect(second.map(\.kind) == [.recovered], "\(second.map(\.message))")
+        #expect(try Cassette.open(directory).har.log.entries.count == 2)
+    }
+
+    /// A close that fails (here the folder it replaces was given a user's file meanwhile) keeps what
+    /// was recorded beside the folder, says where, and the next run recovers it.
+    @Test func aCloseThatFailsKeepsWhatWasRecordedForTheNextRun() async throws {
+        let directory = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let recorder = try CassetteRecorder(directory: directory, redactor: Redactor())
+        let exchange = recorder.exchange(
+            service: "media", link: "device→media", connection: "1", method: "GET", url: "http://h/a.txt",
+            httpVersion: "HTTP/1.1", headers: [])
+        exchange.head(status: 200, statusText: "OK", headers: [("Content-Type", "text/plain")])
+        exchange.write(Data("kept".utf8))
+        exchange.finish()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: directory.appendingPathComponent("notes.txt"))
+        let meta = CassetteMeta(scenario: "s", harnessYmlSha256: nil, seeds: [:], recordedAt: "now")
+        do {
+            try recorder.close(meta)
+            Issue.record("the close replaced a folder holding a user's file")
+        } catch {
+            #expect("\(error)".contains("what was recorded is kept in"), "\(error)")
+        }
+        #expect(try Self.partials(beside: directory).count == 1)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("notes.txt"))
+        let outcomes = RecordingRecovery.run(beside: directory, for: .replaying)
+        // It was closed (meta.json written) before the replacing failed: moved whole.
+        #expect(outcomes.map(\.kind) == [.moved], "\(outcomes.map(\.message))")
+        #expect(try Cassette.open(directory).har.log.entries.count == 1)
+    }
+
+    /// A recording that added to a cassette and was killed left its journal inside the folder: the next
+    /// one that adds to it moves that journal aside, whole, instead of deleting it.
+    @Test func anInterruptedAddingRecordingsJournalIsMovedAsideNotDeleted() async throws {
+        let directory = try PackagePaths.temporaryDirectory().appendingPathComponent("cassette")
+        let first = try CassetteRecorder(directory: directory, redactor: Redactor())
+        try first.close(CassetteMeta(scenario: "s", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let journal = directory.appendingPathComponent("traffic.har.journal")
+        let interrupted = Data("{\"a whole line\": 1}\n{\"torn".utf8)
+        try interrupted.write(to: journal)
+        let adding = try CassetteRecorder(
+            directory: directory, redactor: Redactor(), keeping: try Cassette.open(directory))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasPrefix("traffic.har.journal.interrupted-")
+        }
+        #expect(aside.count == 1, "\(aside)")
+        #expect(try Data(contentsOf: directory.appendingPathComponent(aside[0])) == interrupted)
+        try adding.close(CassetteMeta(scenario: "s", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent(aside[0]).path))
     }
 }
