@@ -35,7 +35,19 @@ public enum HARReader {
     public static func read(contentsOf url: URL) throws -> HAR {
         let data: Data
         do {
+            // Its size from the file system first: a file over the limit is not read at all, and what
+            // is not a regular file (a FIFO would never end) is refused.
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else {
+                throw CassetteError(file: url.path, problem: "is not a regular file")
+            }
+            let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+            guard size <= Int64(largestDocument) else {
+                throw CassetteError(file: url.path, problem: "is \(size) bytes; at most \(largestDocument) are read")
+            }
             data = try Data(contentsOf: url)
+        } catch let error as CassetteError {
+            throw error
         } catch {
             throw CassetteError(file: url.path, problem: "cannot be read (\(error.localizedDescription))")
         }
