@@ -37,11 +37,15 @@ extension Cassette {
                 file: path, problem: "has \(file.size) bytes, not the \(entry.response.bodySize) recorded")
         }
         let identity = FileIdentity(info)
-        if checkedBodies.contains(name, as: identity) { return file }
-        let named = String(name.dropFirst("bodies/".count))
-        let actual = try file.sha256()
-        guard actual == named else { throw CassetteError.digestMismatch(path, named: named, actual: actual) }
-        checkedBodies.insert(name, as: identity)
-        return file
+        // One check a body at a time: requests that come for it meanwhile wait for that check, instead
+        // of each reading a large body whole again.
+        return try checkedBodies.checking(name) {
+            if checkedBodies.contains(name, as: identity) { return file }
+            let named = String(name.dropFirst("bodies/".count))
+            let actual = try file.sha256()
+            guard actual == named else { throw CassetteError.digestMismatch(path, named: named, actual: actual) }
+            checkedBodies.insert(name, as: identity)
+            return file
+        }
     }
 }

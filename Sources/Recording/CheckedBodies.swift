@@ -10,6 +10,22 @@ import Glibc
 /// rewritten since its check (another inode, size, modification or change time) is checked again.
 final class CheckedBodies: Sendable {
     private let checked = LockedState<[String: FileIdentity]>([:])
+    /// A lock for each body being checked, so that one body is read for its check at a time.
+    private let locks = LockedState<[String: NSLock]>([:])
+
+    /// Runs `check` for the body `name` while no other check of it runs (on the blocking pool's threads:
+    /// a second request for a body being hashed waits for that hash, then finds it checked).
+    func checking<T>(_ name: String, _ check: () throws -> T) throws -> T {
+        let lock = locks.withLock { locks in
+            if let lock = locks[name] { return lock }
+            let lock = NSLock()
+            locks[name] = lock
+            return lock
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try check()
+    }
 
     /// Whether `name` was checked as the file `identity` is now.
     func contains(_ name: String, as identity: FileIdentity) -> Bool {
