@@ -5,7 +5,7 @@
 
 const state = {
   applicationId: null, masterKey: sessionStorage.getItem("fakeparse.masterKey"), timers: {},
-  countGeneration: 0, detailsGeneration: 0, feedGeneration: 0,
+  countGeneration: 0, detailsGeneration: 0, feedGeneration: 0, counting: null,
 };
 const $ = (selector) => document.querySelector(selector);
 const $$ = (selector) => Array.from(document.querySelectorAll(selector));
@@ -150,8 +150,16 @@ function addCondition() {
 }
 
 // "This notification will be sent to N devices": the audience's installations that have a device token,
-// which is who FakeParse sends to (Parse Dashboard counts those without one too).
-async function updateRecipientCount() {
+// which is who FakeParse sends to (Parse Dashboard counts those without one too). Resolves to the count
+// of the newest request: one overtaken by a newer count (the audience or the message changed meanwhile)
+// answers with the newer one's count, so the confirmation never shows a count that was not made.
+function updateRecipientCount() {
+  const counting = countRecipients();
+  state.counting = counting;
+  return counting;
+}
+
+async function countRecipients() {
   const generation = ++state.countGeneration;
   const label = $("#recipient-count");
   label.dataset.asked = String(generation);
@@ -159,18 +167,17 @@ async function updateRecipientCount() {
   const { where } = audience();
   try {
     const { json } = await api("GET", "/classes/_Installation", undefined, { where: { $and: [where, { deviceToken: { $gt: "" } }] }, count: "1", limit: "0" });
-    if (generation !== state.countGeneration) return;
+    if (generation !== state.countGeneration) return state.counting;
     state.recipients = json.count;
     label.textContent = "This notification will be sent to " + json.count + (json.count === 1 ? " device." : " devices.");
     label.dataset.count = String(json.count);
     label.dataset.answered = String(generation);
     return json.count;
   } catch (error) {
-    if (generation === state.countGeneration) {
-      state.recipients = null;
-      label.textContent = "The audience cannot be counted: " + error.message;
-      label.dataset.count = "";
-    }
+    if (generation !== state.countGeneration) return state.counting;
+    state.recipients = null;
+    label.textContent = "The audience cannot be counted: " + error.message;
+    label.dataset.count = "";
   }
 }
 
