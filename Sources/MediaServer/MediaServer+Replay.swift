@@ -42,8 +42,9 @@ extension MediaServer {
         let entry = cassette.har.log.entries[index]
         // A body file is opened inside the cassette and checked against its digest before anything of the
         // answer goes out: a file changed or linked since the cassette was opened is never served.
+        let carriesBody = ReplayedBody.carries(status: entry.response.status, method: request.method)
         var bodyFile: BodyFile?
-        if request.method != .HEAD, entry.response.status > 0, entry.response.content.file != nil {
+        if carriesBody, entry.response.content.file != nil {
             do {
                 bodyFile = try await NIOThreadPool.singleton.runIfActive { try cassette.openBody(of: index) }
             } catch let problem as CassetteError {
@@ -64,7 +65,9 @@ extension MediaServer {
             return .closeAfterResponse
         }
         let status = HTTPResponseStatus(statusCode: entry.response.status, reasonPhrase: entry.response.statusText)
-        let body = cassette.body(of: index)
+        // A 304 or 204 that another tool recorded with a body (Chrome puts the cached one in a 304's
+        // `content.text`) is sent without it: bytes after such a head break the connection's framing.
+        let body = carriesBody ? cassette.body(of: index) : .inline(Data())
         let headers = ReplayedHeaders.make(
             for: entry, bodySize: Self.size(of: body), keepAlive: request.isKeepAlive, head: request.method == .HEAD,
             date: dateHeader.format(Date()))
@@ -81,7 +84,7 @@ extension MediaServer {
         var batch = ResponseBatch(outbound: outbound)
         batch.append(.head(HTTPResponseHead(version: request.version, status: status, headers: headers)), bytes: 0)
         exchange.recording?.head(status: Int(status.code), statusText: status.reasonPhrase, headers: Array(headers))
-        if request.method != .HEAD {
+        if carriesBody {
             let whole = try await sendRecordedBody(
                 of: entry, body: body, file: bodyFile, batch: &batch, exchange: &exchange)
             // A body file that came up short after it was checked: never promise bytes that will not come.
@@ -225,6 +228,14 @@ extension MediaServer {
 }
 
 /// The headers a replayed response goes out with.
+/// Which answers carry a body (RFC 9110 §6.4.1): none to a HEAD, and none with a 1xx, 204 or 304
+/// status, whatever the recording holds.
+enum ReplayedBody {
+    static func carries(status: Int, method: HTTPMethod) -> Bool {
+        method != .HEAD && status >= 200 && status != 204 && status != 304
+    }
+}
+
 enum ReplayedHeaders {
     /// The recorded headers, with a fresh `Date` and the connection as this request asks. A HAR from
     /// another tool holds the decoded body (no chunks, no content coding), so its framing headers are
