@@ -169,7 +169,8 @@ public struct Cassette: Sendable {
         }
         guard let text = content.text else { return .inline(Data()) }
         if content.encoding == "base64" {
-            return .inline(Data(base64Encoded: text, options: .ignoreUnknownCharacters) ?? Data())
+            // Checked when the HAR was read (HARReader): what decodes here is what was checked.
+            return .inline(HARBase64.decode(text) ?? Data())
         }
         return .inline(Data(text.utf8))
     }

@@ -109,8 +109,8 @@ public enum HARReader {
             guard text.utf8.count <= largestInlineBody * 4 / 3 + 4 else {
                 throw fail("\(path).text", "an inline body may be at most \(largestInlineBody) bytes")
             }
-            if content.encoding == "base64", Data(base64Encoded: text, options: .ignoreUnknownCharacters) == nil {
-                throw fail("\(path).text", "is not valid base64")
+            if content.encoding == "base64", let problem = HARBase64.problem(in: text) {
+                throw fail("\(path).text", problem)
             }
         }
         if let file = content.file {

@@ -81,7 +81,9 @@ import Testing
         let replaying = try await ServedHarness(
             "serve-replay", arguments: ["--replay", cassette.path, "--replay-pushes"],
             stateDirectory: recording.stateDirectory)
-        #expect(replaying.process.output.contains("replaying 1 recorded push"), "\(replaying.process.output)")
+        // Said once the services are up, by the task that replays them: waited for, not read at once.
+        let replayingLine = await replaying.process.waitForLine(containing: "replaying 1 recorded push")
+        #expect(replayingLine != nil, "\(replaying.process.output)")
         let line = await replaying.process.waitForLine(containing: "replayed push 1 of 1 (recorded at")
         #expect(line != nil, "\(replaying.process.output)")
         #expect(await replaying.stop() == 0)

@@ -1,5 +1,6 @@
 import Foundation
 import Recording
+import TestSupport
 import Testing
 
 /// The reader takes what other tools write and says exactly where a file it cannot use goes wrong.
@@ -45,7 +46,24 @@ struct HARReaderTests {
         ("\"version\": \"1.2\"", "\"version\": \"2.0\"", "$.log.version", "HAR version \"2.0\" is not read"),
         ("\"send\": 0.5", "\"send\": -3", "$.log.entries[0].timings.send", "must be a number of milliseconds from 0"),
         ("\"wait\": 2.25", "\"wait\": 1e300", "$.log.entries[0].timings.wait", "(a day)"),
-        ("\"text\": \"/9j/4A==\"", "\"text\": \"***\"", "$.log.entries[0].response.content.text", "not valid base64"),
+        ("\"text\": \"/9j/4A==\"", "\"text\": \"***\"", "$.log.entries[0].response.content.text", "'*' at offset 0"),
+        // Foundation's lenient decoding read these as bytes (issue 32): the words as 15 of them.
+        (
+            "\"text\": \"/9j/4A==\"", "\"text\": \"this is not base64 at all\"",
+            "$.log.entries[0].response.content.text", "' ' at offset 4"
+        ),
+        (
+            "\"text\": \"/9j/4A==\"", "\"text\": \"_9j-4A==\"", "$.log.entries[0].response.content.text",
+            "'_' at offset 0"
+        ),
+        (
+            "\"text\": \"/9j/4A==\"", "\"text\": \"/9j/4A\"", "$.log.entries[0].response.content.text",
+            "not whole groups"
+        ),
+        (
+            "\"text\": \"/9j/4A==\"", "\"text\": \"/9j/4A=A\"", "$.log.entries[0].response.content.text",
+            "'A' at offset 7"
+        ),
         ("\"encoding\": \"base64\"", "\"encoding\": \"gzip\"", "$.log.entries[0].response.content.encoding", "gzip"),
         (
             "http://127.0.0.1:8080/photos/a.jpg?size=large", "photos/a.jpg", "$.log.entries[0].request.url",
@@ -59,6 +77,25 @@ struct HARReaderTests {
         #expect(error.file == "bad.har")
         #expect(error.jsonPath == path)
         #expect(error.problem.contains(words), "\(error)")
+    }
+
+    /// A wrapped export (line breaks every 76 characters) and an empty body are base64; the bytes are
+    /// the ones encoded.
+    @Test(arguments: [("/9j/\\n4A==", [0xFF, 0xD8, 0xFF, 0xE0]), ("", []), ("AAEC\\r\\nAw==", [0, 1, 2, 3])])
+    func base64WrappedOrEmptyIsRead(_ text: String, _ bytes: [UInt8]) throws {
+        let har = Self.mitmproxyHAR.replacingOccurrences(of: "\"text\": \"/9j/4A==\"", with: "\"text\": \"\(text)\"")
+            .replacingOccurrences(of: "\"size\": 4,", with: "\"size\": \(bytes.count),")
+            .replacingOccurrences(of: "\"bodySize\": 4}", with: "\"bodySize\": \(bytes.count)}")
+            .replacingOccurrences(of: "\"value\": \"4\"}", with: "\"value\": \"\(bytes.count)\"}")
+        let read = try HARReader.read(Data(har.utf8), file: "wrapped.har")
+        #expect(
+            read.log.entries[0].response.content.text
+                == text.replacingOccurrences(of: "\\n", with: "\n")
+                .replacingOccurrences(of: "\\r", with: "\r"))
+        let folder = try PackagePaths.temporaryDirectory()
+        let file = folder.appendingPathComponent("wrapped.har")
+        try Data(har.utf8).write(to: file)
+        #expect(try Cassette.open(file).body(of: 0) == .inline(Data(bytes)))
     }
 
     @Test func aTruncatedFileSaysSo() throws {
