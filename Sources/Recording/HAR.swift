@@ -120,6 +120,36 @@ public struct HAR: Codable, Sendable, Equatable {
             self.headersSize = -1
             self.bodySize = content.size
         }
+
+        enum CodingKeys: String, CodingKey {
+            case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+        }
+
+        /// As HAR 1.2 has it, except for a flow that failed before any answer (status 0): mitmproxy
+        /// writes its `content` as `{}`, without the size and type every answer has. Such a flow answers
+        /// nothing on replay, so its content is read as empty.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            status = try container.decode(Int.self, forKey: .status)
+            statusText = try container.decode(String.self, forKey: .statusText)
+            httpVersion = try container.decode(String.self, forKey: .httpVersion)
+            cookies = try container.decode([Cookie].self, forKey: .cookies)
+            headers = try container.decode([Header].self, forKey: .headers)
+            redirectURL = try container.decode(String.self, forKey: .redirectURL)
+            headersSize = try container.decode(Int.self, forKey: .headersSize)
+            bodySize = try container.decode(Int.self, forKey: .bodySize)
+            if status == 0 {
+                let failed = try container.nestedContainer(keyedBy: Content.CodingKeys.self, forKey: .content)
+                var content = Content(
+                    size: try failed.decodeIfPresent(Int.self, forKey: .size) ?? 0,
+                    mimeType: try failed.decodeIfPresent(String.self, forKey: .mimeType) ?? "")
+                content.text = try failed.decodeIfPresent(String.self, forKey: .text)
+                content.encoding = try failed.decodeIfPresent(String.self, forKey: .encoding)
+                self.content = content
+            } else {
+                content = try container.decode(Content.self, forKey: .content)
+            }
+        }
     }
 
     /// A body: inline as `text` (base64 when `encoding` says so), or, PushHarness's extension, in a file

@@ -156,6 +156,28 @@ import Glibc
         #expect(await served.stop() == 0)
     }
 
+    /// mitmproxy writes a flow that failed before any answer (its upstream could not be reached) with
+    /// status 0 and `"content": {}`: the whole file was refused (the content's size and type were
+    /// required). Now it is read, and that request counts as not recorded.
+    @Test func aHARWithMitmproxysFailedFlowIsServedAndTheFlowIsNotRecorded() async throws {
+        let har = try PackagePaths.temporaryDirectory().appendingPathComponent("failed.har")
+        // Port 9 (discard) listens nowhere here; lazy: mitmproxy dials it once the request has come.
+        let mitmproxy = try await ListeningPeer.mitmdump(
+            reverseTo: "http://127.0.0.1:9", har: har, options: ["connection_strategy=lazy"])
+        let through = try await fetch(mitmproxy.url + "/photos/a.jpg", [])
+        #expect(through.head.first?.hasPrefix("http/1.1 502") == true, "\(through)")
+        _ = await mitmproxy.stop(SIGTERM)
+        let written = try String(contentsOf: har, encoding: .utf8)
+        #expect(written.contains(#""content": {}"#) && written.contains(#""status": 0"#), "\(written)")
+
+        let served = try await ServedHarness("failed-flow", arguments: ["--replay", har.path])
+        let answer = try await ChildProcess.run(
+            "curl", ["--silent", "--include", served.url("media") + "/photos/a.jpg"])
+        #expect(answer.standardOutput.hasPrefix("HTTP/1.1 502"), "\(answer.transcript)")
+        #expect(answer.standardOutput.contains("X-PushHarness-Not-Recorded: GET /photos/a.jpg"), "\(answer.transcript)")
+        #expect(await served.stop() == 0)
+    }
+
     /// Chrome exports a 304 with the cached body in `content.text`: replayed, the 304 goes out without
     /// it (those bytes after the head broke the connection's framing: curl said "Excess found"), and the
     /// next request on the same connection gets its own answer.

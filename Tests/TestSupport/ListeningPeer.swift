@@ -70,7 +70,11 @@ public final class ListeningPeer: Sendable {
 
     /// mitmproxy's `mitmdump` as a reverse proxy in front of `upstream`, writing every flow as a HAR to
     /// `har` when it exits.
-    public static func mitmdump(reverseTo upstream: String, har: URL) async throws -> ListeningPeer {
+    /// - Parameter options: more `--set` options, such as `connection_strategy=lazy` (the upstream is
+    ///   dialled once a request comes, so one that cannot be reached makes a failed flow).
+    public static func mitmdump(reverseTo upstream: String, har: URL, options: [String] = []) async throws
+        -> ListeningPeer
+    {
         let executable = PackagePaths.root.appendingPathComponent(".venv-mitmproxy/bin/mitmdump").path
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw PeerDidNotStart(what: "mitmdump", output: "no \(executable): ci/test installs mitmproxy there")
@@ -85,7 +89,7 @@ public final class ListeningPeer: Sendable {
                     "-p",
                     "\(port)", "--set",
                     "hardump=\(har.path)", "--set", "confdir=\(har.deletingLastPathComponent().path)/mitmproxy-conf",
-                ]
+                ] + options.flatMap { ["--set", $0] }
             )
         }
     }
