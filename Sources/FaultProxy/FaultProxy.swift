@@ -5,22 +5,6 @@ import HarnessTimeline
 /// The fault proxy: named TCP proxies, each listening on its own port and relaying to an upstream
 /// through its toxics, managed as Toxiproxy manages them (``ToxiproxyAPI`` serves its HTTP API).
 public actor FaultProxy {
-    /// A proxy as the API shows it.
-    public struct Proxy: Sendable, Equatable {
-        public var name: String
-        /// `host:port`; once listening, the port bound.
-        public var listen: String
-        public var upstream: String
-        public var enabled: Bool
-        public var toxics: [Toxic]
-
-        /// Toxiproxy's JSON for it, fields in its order.
-        var json: String {
-            "{\"name\":\(Toxic.quoted(name)),\"listen\":\(Toxic.quoted(listen)),\"upstream\":\(Toxic.quoted(upstream)),"
-                + "\"enabled\":\(enabled),\"toxics\":[\(toxics.map(\.json).joined(separator: ","))]}"
-        }
-    }
-
     private var proxies: [String: Proxy] = [:]
     private var listeners: [String: ProxyListener] = [:]
     /// One change at a time: a change waits for the one before it, whose awaits (binding, closing,
@@ -81,13 +65,8 @@ public actor FaultProxy {
     }
 
     private func createNow(from data: Data) async throws(ToxiproxyError) -> Proxy {
-        let object = try GoObject(data)
-        guard let name = try object.string("name"), !name.isEmpty else { throw .missing("name") }
-        guard let upstream = try object.string("upstream"), !upstream.isEmpty else { throw .missing("upstream") }
-        let proxy = Proxy(
-            name: name, listen: try object.string("listen") ?? "", upstream: upstream,
-            enabled: try object.bool("enabled") ?? true, toxics: [])
-        guard proxies[name] == nil else { throw .proxyExists }
+        let proxy = try Proxy.reading(try GoObject(data))
+        guard proxies[proxy.name] == nil else { throw .proxyExists }
         return try await add(proxy)
     }
 
@@ -178,31 +157,11 @@ public actor FaultProxy {
 
     private func populateNow(from data: Data) async -> (proxies: [Proxy]?, error: ToxiproxyError?) {
         // Every entry is checked before any proxy is made, as Toxiproxy does: a bad one makes none.
-        var wanted: [Proxy] = []
+        let wanted: [Proxy]
         do {
-            guard case .array(let items) = try JSONValue.parse(data) else {
-                throw ToxiproxyError.badBody("expected a JSON array of proxies")
-            }
-            for (index, item) in items.enumerated() {
-                guard case .object(let fields) = item else {
-                    throw ToxiproxyError.badBody("proxy \(index + 1) is not an object")
-                }
-                let object = GoObject(fields: fields)
-                guard let name = try object.string("name"), !name.isEmpty else {
-                    throw ToxiproxyError.missing("name at proxy \(index + 1)")
-                }
-                guard let upstream = try object.string("upstream"), !upstream.isEmpty else {
-                    throw ToxiproxyError.missing("upstream at proxy \(index + 1)")
-                }
-                wanted.append(
-                    Proxy(
-                        name: name, listen: try object.string("listen") ?? "", upstream: upstream,
-                        enabled: try object.bool("enabled") ?? true, toxics: []))
-            }
-        } catch let error as ToxiproxyError {
-            return (nil, error)
+            wanted = try Proxy.list(data)
         } catch {
-            return (nil, ToxiproxyError("\(error)", status: 500))
+            return (nil, error)
         }
         // Then made in order; one that cannot be made stops the rest, and those made so far are said.
         var made: [Proxy] = []

@@ -58,6 +58,7 @@ public enum HARExport {
                     file: output.path, problem: "cannot be written (\(String(cString: strerror(errno))))")
             }
         } catch {
+            // Closed above already, or failing to: the partial file is removed either way.
             try? handle.close()
             unlink(partial.path)
             if let error = error as? CassetteError { throw error }
