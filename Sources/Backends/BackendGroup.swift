@@ -207,6 +207,8 @@ public final class BackendGroup: Sendable {
         /// reaped. One that already ended has what it left killed at once. Not cancelled with the caller: a
         /// stop always waits for the end.
         func stop() async {
+            // Awaited here at once: a task of its own only so that the caller's cancellation (a Ctrl-C
+            // during start) does not reach the stop's waits.
             await Task { await self.stopUncancelled() }.value
         }
 

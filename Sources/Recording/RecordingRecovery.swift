@@ -132,20 +132,22 @@ extension RecordingRecovery {
         /// What became of the step's partial; nil when another process took it first.
         func carryOut(_ step: RecoveryPlan.Step) -> RecoveryOutcome? {
             switch step {
-            case .leave(let partial, .running(let pid)):
+            case .leave(let partial, let reason):
                 let folder = parent.appendingPathComponent(partial.name)
-                return RecoveryOutcome(
-                    kind: .running, partial: folder, pid: pid,
-                    message:
-                        "\(folder.path) is a recording into \(directory.path) under way by process \(pid), left alone "
-                        + "(it takes the folder's place when that process closes it)")
-            case .leave(let partial, .noProcessID):
-                let folder = parent.appendingPathComponent(partial.name)
-                return RecoveryOutcome(
-                    kind: .unowned, partial: folder, pid: nil,
-                    message:
-                        "\(folder.path) was left by a recording of an older harness, whose process cannot be told: "
-                        + "left alone; remove it if no recording into \(directory.path) is running")
+                switch reason {
+                case .running(let pid):
+                    return RecoveryOutcome(
+                        kind: .running, partial: folder, pid: pid,
+                        message:
+                            "\(folder.path) is a recording into \(directory.path) under way by process \(pid), left "
+                            + "alone (it takes the folder's place when that process closes it)")
+                case .noProcessID:
+                    return RecoveryOutcome(
+                        kind: .unowned, partial: folder, pid: nil,
+                        message:
+                            "\(folder.path) was left by a recording of an older harness, whose process cannot be told: "
+                            + "left alone; remove it if no recording into \(directory.path) is running")
+                }
             case .clear(let partial):
                 return clear(partial)
             case .recover(let partial, let destination):

@@ -155,6 +155,13 @@ import Testing
             held.append(c)
         """
 
+    /// Makes proxy `name` on a port of its choosing, relaying to `upstream` on loopback; returns the port.
+    static func listeningPort(of proxy: FaultProxy, named name: String, upstream: String) async throws -> String {
+        let made = try await proxy.create(
+            from: Data("{\"name\":\"\(name)\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(upstream)\"}".utf8))
+        return try #require(made.listen.split(separator: ":").last.map(String.init))
+    }
+
     @Test func aProxyFullOfConnectionsClosesTheNextAtOnceAndTakesOnesAgainWhenOneEnds() async throws {
         let server = try RunningChild(PackagePaths.python, ["-u", "-c", Self.echo])
         defer { server.send(SIGKILL) }
@@ -162,9 +169,7 @@ import Testing
         let upstream = try #require(line.split(separator: " ").last.map(String.init))
         let timeline = Timeline()
         let proxy = FaultProxy(timeline: timeline, seed: 1, connectionCap: 3)
-        let made = try await proxy.create(
-            from: Data("{\"name\":\"h\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(upstream)\"}".utf8))
-        let port = try #require(made.listen.split(separator: ":").last.map(String.init))
+        let port = try await Self.listeningPort(of: proxy, named: "h", upstream: upstream)
 
         let first = try await ChildProcess.run(PackagePaths.python, ["-c", Self.clients, port, "5"])
         #expect(first.standardOutput == "0 c0\n1 c1\n2 c2\n3 closed\n4 closed\n", "\(first.transcript)")
@@ -180,9 +185,7 @@ import Testing
 
         // All proxies together: two at once, whatever each proxy's own cap.
         let inAll = FaultProxy(timeline: timeline, seed: 1, connectionsInAll: 2)
-        let other = try await inAll.create(
-            from: Data("{\"name\":\"i\",\"listen\":\"127.0.0.1:0\",\"upstream\":\"127.0.0.1:\(upstream)\"}".utf8))
-        let otherPort = try #require(other.listen.split(separator: ":").last.map(String.init))
+        let otherPort = try await Self.listeningPort(of: inAll, named: "i", upstream: upstream)
         let third = try await ChildProcess.run(PackagePaths.python, ["-c", Self.clients, otherPort, "3"])
         #expect(third.standardOutput == "0 c0\n1 c1\n2 closed\n", "\(third.transcript)")
         #expect(timeline.events.contains { $0.attributes["limit"] == "2 connections in all" })
