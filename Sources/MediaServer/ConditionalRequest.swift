@@ -1,13 +1,15 @@
 import Foundation
 
-/// What a resource's validators are: the strong ETag, the modification time and the length.
+/// What a resource's validators are: the strong ETag, the modification time and the length. A served
+/// file has all three; an answer replayed from a cassette has what was recorded, perhaps neither
+/// validator, and then no condition on one can hold.
 public struct ResourceValidators: Sendable, Equatable {
     /// A strong entity tag, quotes included: `"9a3e0c1f"`.
-    public var etag: String
-    public var lastModified: Date
+    public var etag: String?
+    public var lastModified: Date?
     public var length: Int
 
-    public init(etag: String, lastModified: Date, length: Int) {
+    public init(etag: String?, lastModified: Date?, length: Int) {
         self.etag = etag
         self.lastModified = lastModified
         self.length = length
@@ -30,14 +32,17 @@ public enum MediaAnswer: Equatable, Sendable {
     public static func decide(
         isGet: Bool, validators: ResourceValidators, header: (String) -> String?
     ) -> MediaAnswer {
-        let modified = validators.lastModified.wholeSeconds
+        // Without a modification time the date conditions are ignored (RFC 9110 §13.1.3, §13.1.4).
+        let modified = validators.lastModified?.wholeSeconds
         // 1. If-Match: strong comparison; 2. otherwise If-Unmodified-Since.
         if let ifMatch = header("if-match") {
             guard
                 ifMatch.trimmingCharacters(in: .whitespaces) == "*"
                     || EntityTagList(ifMatch).tags.contains(where: { !$0.weak && $0.quoted == validators.etag })
             else { return .preconditionFailed }
-        } else if let value = header("if-unmodified-since"), let date = HTTPDate.parse(value), modified > date {
+        } else if let value = header("if-unmodified-since"), let modified, let date = HTTPDate.parse(value),
+            modified > date
+        {
             return .preconditionFailed
         }
         // 3. If-None-Match: weak comparison; 4. otherwise If-Modified-Since.
@@ -47,7 +52,9 @@ public enum MediaAnswer: Equatable, Sendable {
             {
                 return .notModified
             }
-        } else if let value = header("if-modified-since"), let date = HTTPDate.parse(value), modified <= date {
+        } else if let value = header("if-modified-since"), let modified, let date = HTTPDate.parse(value),
+            modified <= date
+        {
             return .notModified
         }
         // 5. If-Range, then Range.
@@ -59,7 +66,7 @@ public enum MediaAnswer: Equatable, Sendable {
                 holds = EntityTagList(ifRange).tags.first.map { !$0.weak && $0.quoted == validators.etag } ?? false
             } else {
                 // A date holds only when it is exactly the last modification.
-                holds = HTTPDate.parse(ifRange) == modified
+                holds = modified != nil && HTTPDate.parse(ifRange) == modified
             }
             if !holds { return .full }
         }

@@ -30,8 +30,12 @@ extension MediaServer {
         let answer = served.playback.withLock {
             $0.answer(method: request.method.rawValue, target: request.uri, headers: Array(request.headers))
         }
-        guard case .entry(let index) = answer else {
-            guard case .notRecorded(let nearest) = answer else { return .closeAfterResponse }
+        let index: Int
+        let cut: Bool
+        switch answer {
+        case .entry(let recorded): (index, cut) = (recorded, false)
+        case .cut(let whole): (index, cut) = (whole, true)
+        case .notRecorded(let nearest):
             if let upstream = configuration.upstream {
                 exchange.recording = record(request, connection: exchange.connection)
                 return try await forward(request, to: upstream, outbound: outbound, exchange: &exchange)
@@ -50,6 +54,12 @@ extension MediaServer {
             } catch let problem as CassetteError {
                 return try await answerUnusableBody(request, problem: problem, outbound: outbound, exchange: &exchange)
             }
+        }
+        if cut,
+            let ending = try await answerRange(
+                request, from: index, of: cassette, file: bodyFile, outbound: outbound, exchange: &exchange)
+        {
+            return ending
         }
         for fault in entry.applied ?? [] {
             publishFault(fault, path: path, recording: exchange.recording)
@@ -153,7 +163,7 @@ extension MediaServer {
         return true
     }
 
-    private static func size(of body: Cassette.Body) -> Int {
+    static func size(of body: Cassette.Body) -> Int {
         switch body {
         case .inline(let data): data.count
         case .file(_, let size): size

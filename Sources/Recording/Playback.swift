@@ -61,12 +61,16 @@ public struct Playback: Sendable {
     public enum Answer: Sendable, Equatable {
         /// The entry at this index of the HAR's entries.
         case entry(Int)
+        /// The entry at this index, a whole `200` recorded for a request without a `Range`, for a GET
+        /// with a `Range` that nothing recorded answers: the server cuts the range from it by its own
+        /// rules, as a real server would (RFC 9110 §14).
+        case cut(Int)
         /// Nothing recorded matches; the nearest recorded request, in words, when there is one.
         case notRecorded(nearest: String?)
     }
 
     private let matching: RequestMatching
-    private let keys: [(index: Int, key: RequestMatching.Key, display: String, path: String)]
+    private let keys: [(index: Int, key: RequestMatching.Key, display: String, path: String, whole: Bool)]
     private var played: Set<Int> = []
 
     /// - Parameter service: only entries recorded for this service (`media`), and entries without a
@@ -83,9 +87,13 @@ public struct Playback: Sendable {
                 "\(entry.request.method) \(Self.target(of: entry.request.url))"
                 + headers.filter { matching.headers.contains($0.name.lowercased()) }
                 .map { " \($0.name): \($0.value)" }.joined()
+            let whole =
+                entry.response.status == 200 && entry.fault == nil && (entry.applied ?? []).isEmpty
+                && entry.request.method.uppercased() == "GET"
+                && !headers.contains { $0.name.lowercased() == "range" }
             return (
                 index, matching.key(method: entry.request.method, url: entry.request.url, headers: headers), display,
-                URLComponents(string: entry.request.url)?.percentEncodedPath ?? ""
+                URLComponents(string: entry.request.url)?.percentEncodedPath ?? "", whole
             )
         }
     }
@@ -96,13 +104,22 @@ public struct Playback: Sendable {
     /// The entry that answers `method` on `target` (a path with its query) with `headers`.
     public mutating func answer(method: String, target: String, headers: [(name: String, value: String)]) -> Answer {
         let key = matching.key(method: method, url: "http://recorded" + target, headers: headers)
+        let ranged = method.uppercased() == "GET" && headers.contains { $0.name.lowercased() == "range" }
         let matches = keys.filter { $0.key == key }
-        guard !matches.isEmpty else { return .notRecorded(nearest: nearest(to: target)) }
-        if let first = matches.first(where: { !played.contains($0.index) }) {
-            played.insert(first.index)
-            return .entry(first.index)
+        guard !matches.isEmpty else {
+            // A range of something recorded whole: the whole answer, to cut the range from.
+            if ranged {
+                var bare = key
+                bare.headers["range"] = nil
+                bare.headers["if-range"] = nil
+                if let whole = keys.first(where: { $0.whole && $0.key == bare }) { return .cut(whole.index) }
+            }
+            return .notRecorded(nearest: nearest(to: target))
         }
-        return .entry(matches[matches.count - 1].index)
+        let chosen = matches.first { !played.contains($0.index) } ?? matches[matches.count - 1]
+        played.insert(chosen.index)
+        // Matching that does not compare `Range` found a whole answer: the range is still cut from it.
+        return ranged && chosen.whole ? .cut(chosen.index) : .entry(chosen.index)
     }
 
     /// The recorded request most like one to `target`: the same path if there is one, else the path

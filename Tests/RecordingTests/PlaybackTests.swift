@@ -39,10 +39,47 @@ struct PlaybackTests {
         #expect(
             playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("range", "bytes=1000-")]) == .entry(1))
         #expect(
-            playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("Range", "bytes=5-")])
+            playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("If-None-Match", #""x""#)])
                 == .notRecorded(nearest: "GET /photos/p.jpg"))
         // Headers that do not change the answer are not compared.
         #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("User-Agent", "x")]) == .entry(0))
+    }
+
+    @Test func aRangeNothingRecordedAnswersIsCutFromTheWholeAnswer() {
+        var playback = Playback(entries: Self.entries)
+        #expect(playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("Range", "bytes=5-")]) == .cut(0))
+        #expect(
+            playback.answer(
+                method: "GET", target: "/photos/p.jpg", headers: [("Range", "bytes=5-"), ("If-Range", "x")])
+                == .cut(0))
+        // The recorded range still answers itself; a HEAD is never cut; another path is not recorded.
+        #expect(
+            playback.answer(method: "GET", target: "/photos/p.jpg", headers: [("range", "bytes=1000-")]) == .entry(1))
+        #expect(playback.answer(method: "HEAD", target: "/photos/p.jpg", headers: [("Range", "bytes=5-")]) != .cut(3))
+        #expect(
+            playback.answer(method: "GET", target: "/photos/q.jpg", headers: [("Range", "bytes=5-")])
+                == .notRecorded(nearest: "GET /photos/p.jpg"))
+    }
+
+    @Test func onlyAWholeAnswerIsCut() {
+        var faulted = Self.entry("GET", "http://h/a")
+        faulted.fault = HAR.Fault(kind: "disconnect", atByte: 0, how: "FIN")
+        var altered = Self.entry("GET", "http://h/b")
+        altered.applied = [["fault": "noRanges"]]
+        let notFound = Self.entry("GET", "http://h/c", status: 404)
+        var playback = Playback(entries: [faulted, altered, notFound])
+        for path in ["/a", "/b", "/c"] {
+            guard case .notRecorded = playback.answer(method: "GET", target: path, headers: [("Range", "bytes=0-9")])
+            else {
+                Issue.record("\(path) was answered")
+                return
+            }
+        }
+        // Matching that does not compare Range finds the whole answer, and it is still cut.
+        var matching = RequestMatching()
+        matching.headers = []
+        var loose = Playback(entries: [Self.entry("GET", "http://h/p")], matching: matching)
+        #expect(loose.answer(method: "GET", target: "/p", headers: [("Range", "bytes=0-9")]) == .cut(0))
     }
 
     @Test func hostsAreMappedOntoTheServerAndQueriesCompareInAnyOrder() {
