@@ -184,6 +184,9 @@ struct Serve: AsyncParsableCommand {
                 if opened.meta?.complete == false, let why = opened.meta?.incompleteness {
                     say("note: \(path) is incomplete: \(why)")
                 }
+                for skipped in Playback.skipped(entries: opened.har.log.entries, service: "media") {
+                    say("warning: \(path): \(skipped)")
+                }
                 services.media.replay = MediaReplay(cassette: opened, matching: matching.resolved())
                 kept = opened
             }

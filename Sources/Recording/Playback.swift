@@ -101,6 +101,21 @@ public struct Playback: Sendable {
     /// How many entries can answer.
     public var count: Int { keys.count }
 
+    /// The entries that can never answer, each in words naming it: a flow that failed before any answer
+    /// (status 0, as mitmproxy writes one) and an informational (1xx) answer. They count as not recorded.
+    public static func skipped(entries: [HAR.Entry], service: String? = nil) -> [String] {
+        entries.enumerated().compactMap { index, entry in
+            if let service, let recorded = entry.service, recorded != service { return nil }
+            let status = entry.response.status
+            guard status < 200, status != 0 || entry.fault == nil else { return nil }
+            let why =
+                status == 0
+                ? "the flow failed before any answer (status 0)" : "an informational answer (\(status)) is no answer"
+            return "entry \(index) (\(entry.request.method) \(entry.request.url.prefix(200))): \(why); "
+                + "it counts as not recorded"
+        }
+    }
+
     /// The entry that answers `method` on `target` (a path with its query) with `headers`.
     public mutating func answer(method: String, target: String, headers: [(name: String, value: String)]) -> Answer {
         let key = matching.key(method: method, url: "http://recorded" + target, headers: headers)

@@ -178,6 +178,10 @@ import Glibc
         #expect(answer.standardOutput.hasPrefix("HTTP/1.1 502"), "\(answer.transcript)")
         #expect(answer.standardOutput.contains("X-PushHarness-Not-Recorded: GET /photos/a.jpg"), "\(answer.transcript)")
         #expect(await served.stop() == 0)
+        #expect(
+            served.process.output.contains(
+                "warning: \(har.path): entry 0 (GET http://127.0.0.1:9/photos/a.jpg): the flow failed before any "
+                    + "answer (status 0); it counts as not recorded"), "\(served.process.output)")
     }
 
     /// Chrome exports a 304 with the cached body in `content.text`: replayed, the 304 goes out without

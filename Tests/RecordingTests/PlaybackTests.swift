@@ -102,6 +102,17 @@ struct PlaybackTests {
                 == .notRecorded(nearest: "GET /photos/p.jpg"))
     }
 
+    @Test func theEntriesThatCanNeverAnswerAreNamed() {
+        let informational = Self.entry("GET", "http://h/early", status: 103)
+        var closed = Self.entry("GET", "http://h/closed", status: 0)
+        closed.fault = HAR.Fault(kind: "closeBeforeHeaders", atByte: 0, how: "FIN")
+        #expect(
+            Playback.skipped(entries: Self.entries + [informational, closed]) == [
+                "entry 5 (GET http://h/failed): the flow failed before any answer (status 0); it counts as not recorded",
+                "entry 6 (GET http://h/early): an informational answer (103) is no answer; it counts as not recorded",
+            ])
+    }
+
     @Test func matchingOnTheHostCanBeAskedFor() {
         var matching = RequestMatching()
         matching.fields.insert(.host)
