@@ -14,8 +14,11 @@ struct Harness: AsyncParsableCommand {
 }
 
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The scenario file.")
-    var config = "harness.yml"
+    @Option(name: .shortAndLong, help: "The scenario file (default harness.yml).")
+    var config: String?
+
+    /// The scenario file to read.
+    var path: String { config ?? "harness.yml" }
 
     @Flag(name: .shortAndLong, help: "Show the services' own log messages.")
     var verbose = false

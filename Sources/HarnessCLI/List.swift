@@ -16,7 +16,7 @@ struct List: AsyncParsableCommand {
             print(EventCatalogue.markdown(), terminator: "")
             return
         }
-        let configuration = try loadConfiguration(options.config)
+        let configuration = try loadConfiguration(options.path)
         let width = configuration.scenarios.map(\.name.count).max() ?? 0
         for scenario in configuration.scenarios {
             say(scenario.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + scenario.description)

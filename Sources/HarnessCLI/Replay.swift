@@ -23,6 +23,12 @@ struct Replay: AsyncParsableCommand {
         help: "Replay against another app entry, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable.")
     var appReplacements: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Replay under this network profile ('none' for none) in place of the recorded matrix cell's.",
+            valueName: "profile"))
+    var network: String?
+
     @Option(help: "How many seconds an event's distance from the event before it may move.")
     var tolerance: Double = TimelineComparison.Options().tolerance
 
@@ -59,24 +65,19 @@ struct Replay: AsyncParsableCommand {
         if let why = opened.meta?.incompleteness, opened.meta?.complete == false {
             say("note: \(cassette) is incomplete: \(why)")
         }
-        guard let name = opened.meta?.scenario else {
+        guard opened.meta?.scenario != nil else {
             fail(
                 "\(cassette) holds no scenario (it is a HAR, or a 'harness serve' recording): "
                     + "serve it with 'harness serve --replay \(cassette)'", code: 2)
         }
-        var configuration = try loadConfiguration(options.config)
-        setup.apply(to: &configuration)
-        guard var scenario = configuration.scenario(named: name) else {
-            fail("the cassette replays scenario '\(name)', which \(options.config) does not have", code: 2)
-        }
-        scenario = replacingApps(appReplacements, in: [scenario], configuration: configuration, path: options.config)[0]
-        if let recorded = opened.meta?.harnessYmlSha256, recorded != harnessYmlDigest(options.config) {
-            say("note: \(options.config) has changed since the recording; the scenario is replayed as it is now")
-        }
-        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        let made = try replayed(opened)
+        for line in made.said { say(line) }
+        let name = made.scenario.name
         let reports =
             reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
-            ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: name + "-replay")
+            ?? ScenarioRunner.defaultReportDirectory(base: made.base, scenario: name + "-replay")
+        let configuration = made.configuration
+        let base = made.base
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         runner.replaying = opened
@@ -84,11 +85,115 @@ struct Replay: AsyncParsableCommand {
         runner.comparison.tolerance = tolerance
         say("harness replay \(name) from \(cassette)")
         let scenarioRunner = runner
-        let replayed = scenario
+        let replayed = made.scenario
         let result = await runInterruptibly { await scenarioRunner.run(replayed) { line in say(line) } }
         say("\n\(result.outcome.label) replay of \(name) in \(String(format: "%.1f", result.seconds)) s")
         if case .setupError(let message) = result.outcome { printError(message) }
         say("report: \(result.reportDirectory.path)")
         throw ExitCode(result.outcome.exitCode)
+    }
+}
+
+/// The run a replay makes: the scenario to run, from which harness.yml, in which folder, and what was
+/// said about it.
+struct ReplayedRun {
+    var configuration: HarnessConfiguration
+    var scenario: Scenario
+    var base: URL
+    var said: [String]
+}
+
+extension Replay {
+    /// Reads what ``ReplayPlan`` decides: the recorded copy of harness.yml or the file named, the
+    /// scenario and its cell, the apps. Exits 2 naming what cannot be used or found.
+    func replayed(_ opened: Cassette) throws -> ReplayedRun {
+        let meta = opened.meta
+        let plan = ReplayPlan.decide(
+            scenario: meta?.scenario ?? "", recipe: meta?.run,
+            command: ReplayPlan.Command(
+                config: options.config, apps: appReplacements, network: network,
+                ephemeralPorts: setup.ephemeralPorts, skipBuild: setup.skipBuild,
+                currentDirectory: FileManager.default.currentDirectoryPath)
+        ) { path in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+        }
+        var configuration: HarnessConfiguration
+        let source: String
+        switch plan.configuration {
+        case .recorded:
+            source = opened.directory.appendingPathComponent(CassetteMeta.Run.configurationFile).path
+            do {
+                guard let bytes = try opened.recordedConfiguration() else {
+                    fail(
+                        "\(source) is missing: the cassette says how its run was made but not its harness.yml", code: 2)
+                }
+                configuration = try ConfigurationLoader.parse(
+                    String(decoding: bytes, as: UTF8.self), file: source,
+                    baseDirectory: URL(fileURLWithPath: plan.baseDirectory))
+            } catch let error as CassetteError {
+                fail(error.description, code: 2)
+            } catch let error as ConfigurationError {
+                fail(error.description, code: 2)
+            } catch {
+                fail("\(source): \(error)", code: 2)
+            }
+        case .file(let path):
+            source = path
+            configuration = try loadConfiguration(path)
+            if let recorded = meta?.harnessYmlSha256, recorded != harnessYmlDigest(path) {
+                say("note: \(path) has changed since the recording; the scenario is replayed as it is now")
+            }
+        }
+        if plan.ephemeralPorts { configuration.useEphemeralPorts() }
+        if plan.skipBuild {
+            for name in configuration.apps.keys { configuration.apps[name]?.build = nil }
+        }
+        guard var scenario = configuration.scenario(named: plan.scenario) else {
+            fail("the cassette replays scenario '\(plan.scenario)', which \(source) does not have", code: 2)
+        }
+        scenario = replacingApps(plan.apps, in: [scenario], configuration: configuration, path: source)[0]
+        if let column = plan.network {
+            if column.lowercased() == "none" {
+                scenario = scenario.under(profile: nil)
+            } else {
+                do {
+                    scenario = scenario.under(profile: try configuration.services.networkProfiles.named(column))
+                } catch {
+                    fail("--network: \(error.message)", code: 2)
+                }
+            }
+        }
+        let base = URL(fileURLWithPath: plan.baseDirectory).standardizedFileURL
+        if let missing = ReplayedRun.missingProgram(of: scenario, in: configuration, base: base) {
+            fail(missing, code: 2)
+        }
+        var said = plan.notes.map { "note: " + $0 }
+        said += plan.overrides.map { "overridden: " + $0 }
+        return ReplayedRun(configuration: configuration, scenario: scenario, base: base, said: said)
+    }
+}
+
+extension ReplayedRun {
+    /// The first program the scenario's apps need that is not there, in words: the build command's when
+    /// the app is built first, else the app's own; nil when each is found (a path from `base`, a bare
+    /// name on `PATH`).
+    static func missingProgram(of scenario: Scenario, in configuration: HarnessConfiguration, base: URL) -> String? {
+        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        for name in Set(scenario.steps.compactMap(\.app)).sorted() {
+            guard let app = configuration.apps[name] else { continue }
+            let command = app.build ?? app.command
+            guard let program = command.first else { continue }
+            let what = app.build == nil ? "runs" : "is built with"
+            if program.contains("/") {
+                let url = program.hasPrefix("/") ? URL(fileURLWithPath: program) : base.appendingPathComponent(program)
+                if FileManager.default.isExecutableFile(atPath: url.path) { continue }
+                return "the app '\(name)' \(what) '\(program)', which is not an executable file in \(base.path) "
+                    + "(\(url.path)); replay from the project's folder with -c, or build the app there"
+            }
+            if path.contains(where: { FileManager.default.isExecutableFile(atPath: $0 + "/" + program) }) { continue }
+            return "the app '\(name)' \(what) '\(program)', which is not on PATH"
+        }
+        return nil
     }
 }

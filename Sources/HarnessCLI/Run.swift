@@ -53,15 +53,15 @@ struct Run: AsyncParsableCommand {
     var network: String?
 
     func run() async throws {
-        var configuration = try loadConfiguration(options.config)
+        var configuration = try loadConfiguration(options.path)
         setup.apply(to: &configuration)
         var selected = try select(from: configuration)
-        selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.config)
+        selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.path)
         if let network { selected = matrix(selected, profiles: network, configuration: configuration) }
         // Shards split the cells of a matrix, not its scenarios.
         selected = sharded(selected)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
-        let base = URL(fileURLWithPath: options.config).deletingLastPathComponent().standardizedFileURL
+        let base = URL(fileURLWithPath: options.path).deletingLastPathComponent().standardizedFileURL
         if let record { recoverKilledRecordings(into: URL(fileURLWithPath: record), of: selected) }
         if selected.count == 1, !all, shard == nil {
             try await runOne(selected[0], configuration: configuration, base: base)
@@ -73,7 +73,8 @@ struct Run: AsyncParsableCommand {
             configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
         batch.logger = options.logger
         batch.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        batch.harnessYmlSHA256 = harnessYmlDigest(options.config)
+        batch.harnessYmlSHA256 = harnessYmlDigest(options.path)
+        batch.origin = origin(base: base, services: configuration.services)
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
         let batchRunner = batch
@@ -86,6 +87,20 @@ struct Run: AsyncParsableCommand {
         }
         say("report: \(reports.path)")
         throw ExitCode(BatchRunner.exitCode(results))
+    }
+
+    /// How this run was made, for its cassettes (read only when recording): the harness.yml's bytes
+    /// as they were read, and the options a replay needs to make the same run.
+    private func origin(base: URL, services: ServicesConfiguration) -> RunOrigin? {
+        guard record != nil else { return nil }
+        guard let bytes = FileManager.default.contents(atPath: options.path) else {
+            fail("\(options.path): cannot be read again to keep in the cassette", code: 2)
+        }
+        return RunOrigin(
+            configuration: RunOrigin.keptCopy(of: bytes, services: services),
+            command: CassetteMeta.Run(
+                scenario: "", config: options.path, baseDirectory: base.path, apps: appReplacements,
+                ephemeralPorts: setup.ephemeralPorts, skipBuild: setup.skipBuild))
     }
 
     /// Deals with what recordings killed before they closed left beside the cassette folders this run
@@ -118,7 +133,7 @@ struct Run: AsyncParsableCommand {
             selected = scenarios.map { name in
                 guard let scenario = configuration.scenario(named: name) else {
                     let known = configuration.scenarios.map(\.name).joined(separator: ", ")
-                    fail("no scenario named '\(name)' in \(options.config); known scenarios: \(known)", code: 2)
+                    fail("no scenario named '\(name)' in \(options.path); known scenarios: \(known)", code: 2)
                 }
                 return scenario
             }
@@ -171,7 +186,8 @@ struct Run: AsyncParsableCommand {
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         runner.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        runner.harnessYmlSHA256 = harnessYmlDigest(options.config)
+        runner.harnessYmlSHA256 = harnessYmlDigest(options.path)
+        runner.origin = origin(base: base, services: configuration.services)
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
         let scenarioRunner = runner
         let result = await runInterruptibly { await scenarioRunner.run(scenario) { line in say(line) } }

@@ -74,7 +74,7 @@ struct Serve: AsyncParsableCommand {
                         + "PATH in the once mode", code: 2)
             }
         }
-        var configuration = try loadConfiguration(options.config)
+        var configuration = try loadConfiguration(options.path)
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
         let (recorder, replayed, adding) = try setUpCassette(&configuration.services)
         if replayPushes, replayed == nil { say("note: --replay-pushes: the cassette is being recorded, not replayed") }

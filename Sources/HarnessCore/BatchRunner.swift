@@ -16,6 +16,8 @@ public struct BatchRunner: Sendable {
     public var recordInto: URL?
     /// The SHA-256 of the harness.yml read, for the cassettes' `meta.json`.
     public var harnessYmlSHA256: String?
+    /// How the run was made, for each cassette (``ScenarioRunner/origin``).
+    public var origin: RunOrigin?
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL, parallel: Int) {
         self.configuration = configuration
@@ -96,6 +98,7 @@ public struct BatchRunner: Sendable {
         runner.logger = logger
         runner.recordInto = recordInto?.appendingPathComponent(scenario.name)
         runner.harnessYmlSHA256 = harnessYmlSHA256
+        runner.origin = origin
         guard parallel > 1 else {
             output("\nharness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
             let result = await runner.run(scenario, output: output)

@@ -21,7 +21,9 @@ public enum ConfigurationLoader {
         return try parse(text, file: path)
     }
 
-    public static func parse(_ text: String, file: String) throws -> HarnessConfiguration {
+    /// - Parameter baseDirectory: where relative paths resolve; by default the file's folder (a replay
+    ///   reads the copy a cassette keeps, for the folder the recorded run was in).
+    public static func parse(_ text: String, file: String, baseDirectory: URL? = nil) throws -> HarnessConfiguration {
         let root: Node
         do {
             // Yams.compose(yaml:), keeping the parser: it holds the anchors, which its nodes hold weakly and
@@ -48,7 +50,9 @@ public enum ConfigurationLoader {
                 file: file, line: nil, column: nil, keyPath: "", message: "not valid YAML: \(error)")
         }
         let reader = YAMLReader(file: file, node: root, path: "")
-        let baseDirectory = URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL
+        let baseDirectory =
+            baseDirectory?.standardizedFileURL
+            ?? URL(fileURLWithPath: file).deletingLastPathComponent().standardizedFileURL
         var configuration = HarnessConfiguration(file: file, baseDirectory: baseDirectory)
         // Before anything else: a file that is not version 1 is read no further.
         if let mapping = root.mapping, mapping["version"] == nil { throw reader.error("missing 'version: 1'") }

@@ -28,6 +28,8 @@ public struct ScenarioRunner: Sendable {
     public var comparison = TimelineComparison.Options()
     /// The SHA-256 of the harness.yml read, kept in a recorded cassette's `meta.json`.
     public var harnessYmlSHA256: String?
+    /// How the run was made, kept in a recorded cassette for `harness replay DIR` alone to make it again.
+    public var origin: RunOrigin?
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL) {
         self.configuration = configuration

@@ -89,6 +89,19 @@ public struct Cassette: Sendable {
             timelineURL: timeline == nil ? nil : url.appendingPathComponent("timeline.jsonl"))
     }
 
+    /// The harness.yml the recorded run read (``CassetteMeta/Run``), read from inside the cassette; nil
+    /// when the cassette keeps none (a version 1 cassette, a `harness serve` recording, a HAR).
+    ///
+    /// - Throws: ``CassetteError`` when it is a link, or larger than harness.yml may be.
+    public func recordedConfiguration() throws -> Data? {
+        guard meta != nil else { return nil }
+        return try CassetteFolder(url: directory).read(
+            CassetteMeta.Run.configurationFile, atMost: Self.largestConfiguration)
+    }
+
+    /// The most a kept harness.yml may hold.
+    static let largestConfiguration = 16 << 20
+
     /// The most `meta.json` may hold: it is a few hundred bytes.
     static let largestMeta = 1 << 20
 

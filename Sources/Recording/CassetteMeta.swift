@@ -4,8 +4,8 @@ import Foundation
 /// Written last, so a cassette without it was never closed.
 public struct CassetteMeta: Codable, Sendable, Equatable {
     public static let formatName = "pushharness-cassette"
-    /// The format this build writes and the newest it reads.
-    public static let currentVersion = 1
+    /// The format this build writes and the newest it reads. Version 2 adds `run`, how the run was made.
+    public static let currentVersion = 2
 
     public var format: String
     public var version: Int
@@ -24,6 +24,9 @@ public struct CassetteMeta: Codable, Sendable, Equatable {
     /// Set when the cassette was recovered from a recording whose process was killed (SIGKILL, a
     /// crash): what was journaled by then, with the damage counted. Such a cassette is not complete.
     public var recovered: Recovery?
+    /// How the run was made, for `harness replay DIR` to make it again; nil in a version 1 cassette and
+    /// in a `harness serve` recording.
+    public var run: Run?
 
     public init(scenario: String?, harnessYmlSha256: String?, seeds: [String: UInt64], recordedAt: String) {
         self.format = Self.formatName
@@ -38,6 +41,41 @@ public struct CassetteMeta: Codable, Sendable, Equatable {
 }
 
 extension CassetteMeta {
+    /// What `harness run` was given, beside the copy of harness.yml it read (the cassette's
+    /// `harness.yml`): with them the replay resolves the same scenario, the same cell, the same apps.
+    public struct Run: Codable, Sendable, Equatable {
+        /// The file the recorded run's copy of harness.yml is kept in, inside the cassette.
+        public static let configurationFile = "harness.yml"
+
+        /// The scenario as harness.yml names it: a matrix cell's scenario, without its profile.
+        public var scenario: String
+        /// A matrix cell's network profile (`none` for a cell without one); nil outside a matrix.
+        public var network: String?
+        /// The harness.yml as the command line named it.
+        public var config: String
+        /// The folder the run resolved relative paths against (app commands, the media root), absolute.
+        public var baseDirectory: String
+        /// The `--app NAME=OTHER` replacements, in order.
+        public var apps: [String]
+        /// Whether every service had a free port (`--ephemeral-ports`).
+        public var ephemeralPorts: Bool
+        /// Whether the apps' build commands were skipped (`--skip-build`).
+        public var skipBuild: Bool
+
+        public init(
+            scenario: String, network: String? = nil, config: String, baseDirectory: String, apps: [String] = [],
+            ephemeralPorts: Bool = false, skipBuild: Bool = false
+        ) {
+            self.scenario = scenario
+            self.network = network
+            self.config = config
+            self.baseDirectory = baseDirectory
+            self.apps = apps
+            self.ephemeralPorts = ephemeralPorts
+            self.skipBuild = skipBuild
+        }
+    }
+
     /// How a cassette was recovered from a killed recording (`meta.json`'s `recovered`).
     public struct Recovery: Codable, Sendable, Equatable {
         /// The process that was recording when it died.

@@ -141,7 +141,10 @@ public final class CassetteRecorder: Sendable {
     static func checkReplaceable(_ directory: URL) throws {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path), !names.isEmpty
         else { return }
-        let ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", journalName])
+        let ours = Set([
+            "meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", journalName,
+            CassetteMeta.Run.configurationFile,
+        ])
         guard Set(names).isSubset(of: ours) else {
             throw CassetteError(
                 file: directory.path,
@@ -244,7 +247,9 @@ public final class CassetteRecorder: Sendable {
     ///
     /// - Throws: ``CassetteError`` when a write failed during the recording or now; the earlier
     ///   cassette, if any, is left as it was.
-    public func close(_ meta: CassetteMeta, timeline: Data? = nil) throws {
+    /// - Parameter configuration: the harness.yml the run read, kept as `harness.yml` (owner-only, it may
+    ///   hold keys) for a replay to run the same scenario.
+    public func close(_ meta: CassetteMeta, timeline: Data? = nil, configuration: Data? = nil) throws {
         let (journal, failure) = state.withLock { state -> (FileHandle?, String?) in
             defer { state.journal = nil }
             return (state.journal, state.failure)
@@ -264,6 +269,11 @@ public final class CassetteRecorder: Sendable {
             try encoder.encode(har).write(to: workingDirectory.appendingPathComponent("traffic.har"), options: .atomic)
             if let timeline {
                 try timeline.write(to: workingDirectory.appendingPathComponent("timeline.jsonl"), options: .atomic)
+            }
+            if let configuration {
+                let url = workingDirectory.appendingPathComponent(CassetteMeta.Run.configurationFile)
+                try configuration.write(to: url, options: .atomic)
+                try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
             }
             var meta = meta
             meta.entries = entries.count

@@ -49,7 +49,10 @@ import Glibc
         #expect(meta["scenario"] as? String == "silent-push-photo")
         #expect(meta["complete"] as? Bool == true)
         #expect(meta["outcome"] as? String == "PASS")
-        #expect(meta["version"] as? Int == 1)
+        #expect(meta["version"] as? Int == 2)
+        let run = try #require(meta["run"] as? [String: Any], "how the run was made: \(meta)")
+        #expect(run["scenario"] as? String == "silent-push-photo" && run["network"] == nil)
+        #expect(run["baseDirectory"] as? String == PackagePaths.root.standardizedFileURL.path)
 
         // The photo is in the HAR by its hash, and the hash is the fixture's.
         let har = try String(contentsOf: cassette.appendingPathComponent("traffic.har"), encoding: .utf8)
@@ -191,17 +194,12 @@ import Glibc
     /// (which a test can delete, so that only a cassette can answer).
     func randomFaultConfiguration(media: URL) throws -> URL {
         try FileManager.default.copyItem(atPath: ScenarioFixtures.media, toPath: media.path)
-        let bug = "\(ScenarioFixtures.nasaTV), --bug, never-calls-completion-handler"
         let text =
             ScenarioFixtures.header(
                 media:
                     "throttle: 400KB/s, faults: [{fault: reset, path: /photos/*, afterFraction: 0.37, probability: 0.9, count: 1}]",
-                device: "backgroundPushBudget: 5s")
+                device: "backgroundPushBudget: 5s") + ScenarioFixtures.buggyApp
                 + """
-                  buggy:
-                    bundleId: com.razeware.NASA-TV
-                    command: [\(bug)]
-                    backgroundModes: [remote-notification]
                 scenarios:
                   random-fault:
                     steps:
@@ -292,7 +290,7 @@ import Glibc
         #expect(meta["complete"] as? Bool == false)
         #expect(meta["outcome"] as? String == "INTERRUPTED")
         let names = try FileManager.default.contentsOfDirectory(atPath: cassette.path).sorted()
-        #expect(names == ["bodies", "meta.json", "timeline.jsonl", "traffic.har", "transcripts"])
+        #expect(names == ["bodies", "harness.yml", "meta.json", "timeline.jsonl", "traffic.har", "transcripts"])
         // The transfer the interruption cut is in the HAR as far as it went.
         let har = try #require(
             JSONSerialization.jsonObject(with: Data(contentsOf: cassette.appendingPathComponent("traffic.har")))

@@ -176,7 +176,7 @@ struct CassetteRecorderTests {
 
         let metaURL = folder.appendingPathComponent("meta.json")
         let meta = try String(contentsOf: metaURL, encoding: .utf8)
-        try meta.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 7").write(
+        try meta.replacingOccurrences(of: "\"version\" : 2", with: "\"version\" : 7").write(
             to: metaURL, atomically: true, encoding: .utf8)
         let newer = try #require(throws: CassetteError.self) { try Cassette.open(folder) }
         #expect(newer.jsonPath == "$.version")

@@ -9,13 +9,15 @@ public enum HarnessCommand {
     /// At most `HARNESS_TEST_RUNS` (default 6) run at once: the suites hold some ninety scenario runs,
     /// each with its services and app processes, and started all together on two cores they starve
     /// each other's timers (a 2 s expiry, a post-boot delay) until the scenarios' own timing breaks.
-    public static func run(_ arguments: [String]) async throws -> ChildProcess {
+    ///
+    /// - Parameter folder: where it runs; the package root unless a test says otherwise.
+    public static func run(_ arguments: [String], in folder: URL = PackagePaths.root) async throws -> ChildProcess {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw NotBuilt(path: path)
         }
         await slots.acquire()
         defer { Task { await slots.release() } }
-        return try await ChildProcess.run(path, arguments, currentDirectory: PackagePaths.root)
+        return try await ChildProcess.run(path, arguments, currentDirectory: folder)
     }
 
     static let slots = RunSlots(
@@ -79,6 +81,18 @@ public enum ScenarioFixtures {
                 backgroundModes: [remote-notification]
 
             """
+    }
+
+    /// The reference app built with a bug (it never completes a background fetch), as an entry of
+    /// `apps:` named `buggy`, to follow ``header(media:device:app:arguments:)``.
+    public static var buggyApp: String {
+        """
+          buggy:
+            bundleId: com.razeware.NASA-TV
+            command: [\(nasaTV), --bug, never-calls-completion-handler]
+            backgroundModes: [remote-notification]
+
+        """
     }
 
     /// Writes `text` as `harness.yml` in a new folder and returns the file.
