@@ -39,6 +39,15 @@ struct Run: AsyncParsableCommand {
     var record: String?
 
     @Option(
+        help: ArgumentHelp(
+            "Record every run, keeping only the cassettes of runs that failed (one folder per scenario or cell).",
+            valueName: "dir"))
+    var recordFailures: String?
+
+    /// Where cassettes go, whichever option asked for them.
+    private var cassettes: String? { record ?? recordFailures }
+
+    @Option(
         name: .customLong("app"),
         help:
             "Run another app entry in place of one the scenarios name, as NAME=OTHER (e.g. nasa-tv=nasa-tv-python); repeatable."
@@ -53,6 +62,9 @@ struct Run: AsyncParsableCommand {
     var network: String?
 
     func run() async throws {
+        if record != nil, recordFailures != nil {
+            fail("--record keeps every cassette and --record-failures those of failed runs: give one", code: 2)
+        }
         var configuration = try loadConfiguration(options.path)
         setup.apply(to: &configuration)
         var selected = try select(from: configuration)
@@ -62,8 +74,9 @@ struct Run: AsyncParsableCommand {
         selected = sharded(selected)
         guard (1...64).contains(parallel) else { fail("--parallel takes a number of runs at a time, 1 to 64", code: 2) }
         let base = URL(fileURLWithPath: options.path).deletingLastPathComponent().standardizedFileURL
-        if let record { recoverKilledRecordings(into: URL(fileURLWithPath: record), of: selected) }
-        if selected.count == 1, !all, shard == nil {
+        if let cassettes { recoverKilledRecordings(into: URL(fileURLWithPath: cassettes), of: selected) }
+        // With --record-failures, one folder per scenario even for one: a CI job's artifact has one shape.
+        if selected.count == 1, !all, shard == nil, recordFailures == nil {
             try await runOne(selected[0], configuration: configuration, base: base)
         }
         let reports =
@@ -72,7 +85,8 @@ struct Run: AsyncParsableCommand {
         var batch = BatchRunner(
             configuration: configuration, baseDirectory: base, reportDirectory: reports, parallel: parallel)
         batch.logger = options.logger
-        batch.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        batch.recordInto = cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        batch.keeping = recordFailures == nil ? .always : .failuresOnly
         batch.harnessYmlSHA256 = harnessYmlDigest(options.path)
         batch.origin = origin(base: base, services: configuration.services)
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
@@ -84,6 +98,7 @@ struct Run: AsyncParsableCommand {
         say("\n\(passed) of \(results.count) scenarios passed\(expected > 0 ? ", \(expected) failed as expected" : "")")
         for result in results where result.outcome.exitCode != 0 {
             say("  \(result.outcome.label) \(result.scenario): \(result.reportDirectory.path)")
+            if let cassette = result.cassette { say("    cassette: \(cassette.path)") }
         }
         say("report: \(reports.path)")
         throw ExitCode(BatchRunner.exitCode(results))
@@ -92,7 +107,7 @@ struct Run: AsyncParsableCommand {
     /// How this run was made, for its cassettes (read only when recording): the harness.yml's bytes
     /// as they were read, and the options a replay needs to make the same run.
     private func origin(base: URL, services: ServicesConfiguration) -> RunOrigin? {
-        guard record != nil else { return nil }
+        guard cassettes != nil else { return nil }
         guard let bytes = FileManager.default.contents(atPath: options.path) else {
             fail("\(options.path): cannot be read again to keep in the cassette", code: 2)
         }
@@ -107,7 +122,7 @@ struct Run: AsyncParsableCommand {
     /// records into (one, or one per scenario), and says what was recovered: the recorder would do it
     /// as it starts, silently (docs/cassettes.md, "A recording cut short").
     private func recoverKilledRecordings(into root: URL, of selected: [Scenario]) {
-        let one = selected.count == 1 && !all && shard == nil
+        let one = selected.count == 1 && !all && shard == nil && recordFailures == nil
         let folders = one ? [root] : selected.map { root.appendingPathComponent($0.name) }
         for folder in folders {
             for outcome in RecordingRecovery.run(beside: folder, for: .recording) {

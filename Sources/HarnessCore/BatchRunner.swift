@@ -18,6 +18,8 @@ public struct BatchRunner: Sendable {
     public var harnessYmlSHA256: String?
     /// How the run was made, for each cassette (``ScenarioRunner/origin``).
     public var origin: RunOrigin?
+    /// Which cassettes are kept (``ScenarioRunner/keeping``).
+    public var keeping = CassetteKeeping.always
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL, parallel: Int) {
         self.configuration = configuration
@@ -99,6 +101,7 @@ public struct BatchRunner: Sendable {
         runner.recordInto = recordInto?.appendingPathComponent(scenario.name)
         runner.harnessYmlSHA256 = harnessYmlSHA256
         runner.origin = origin
+        runner.keeping = keeping
         guard parallel > 1 else {
             output("\nharness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
             let result = await runner.run(scenario, output: output)
@@ -161,7 +164,7 @@ public struct BatchRunner: Sendable {
             try RunReport.junit(results, time: seconds).write(
                 to: reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
             try encoder.encode(summary).write(to: reportDirectory.appendingPathComponent("summary.json"))
-            try HTMLReport.batchIndex(results, seconds: seconds, parallel: parallel).write(
+            try HTMLReport.batchIndex(results, seconds: seconds, parallel: parallel, folder: reportDirectory).write(
                 to: reportDirectory.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
         } catch {
             output("could not write the batch report into \(reportDirectory.path): \(error)")

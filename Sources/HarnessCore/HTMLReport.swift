@@ -51,7 +51,7 @@ enum HTMLReport {
 
     /// A batch's `index.html`: a line per scenario with its outcome, time and verdict, linking to the
     /// scenario's own report.
-    static func batchIndex(_ results: [RunResult], seconds: Double, parallel: Int) -> String {
+    static func batchIndex(_ results: [RunResult], seconds: Double, parallel: Int, folder: URL) -> String {
         let passed = results.filter { $0.outcome == .passed }.count
         let expected = results.filter { if case .expectedFailure = $0.outcome { true } else { false } }.count
         let rows = results.map { result in
@@ -66,9 +66,13 @@ enum HTMLReport {
             // A skipped scenario never ran, so it has no report to link to.
             let cell =
                 result.outcome == .skipped ? name : "<a href=\"\(link(result.scenario))/report.html\">\(name)</a>"
+            // A kept cassette, to download and replay.
+            let cassette = result.cassette.map {
+                " <a class=\"cassette\" href=\"\(escape(RunReport.href(to: $0, from: folder)))\">cassette</a>"
+            }
             return "<tr class=\"\(label == "PASS" ? "seen" : "missing")\"><td>\(label)</td>"
                 + "<td>\(cell)</td><td>\(String(format: "%.1f s", result.seconds))</td>"
-                + "<td>\(escape(message))</td></tr>"
+                + "<td>\(escape(message))\(cassette ?? "")</td></tr>"
         }.joined(separator: "\n")
         return """
             <!DOCTYPE html>
@@ -83,7 +87,7 @@ enum HTMLReport {
             <h1><span class="outcome">\(passed) of \(results.count)</span> scenarios passed</h1>
             <p>\(expected > 0 ? "\(expected) failed as expected, " : "")\(String(format: "%.1f", seconds)) s, \(parallel) at a time</p>
             </header>
-            \(matrix(results))
+            \(matrix(results, folder: folder))
             <table class="chain batch">
             <thead><tr><th>outcome</th><th>scenario</th><th>time</th><th>verdict</th></tr></thead>
             <tbody>
@@ -97,8 +101,8 @@ enum HTMLReport {
     }
 
     /// The network matrix, when the batch ran one: scenarios down, profiles across, each cell its
-    /// outcome linking its report. Empty otherwise.
-    static func matrix(_ results: [RunResult]) -> String {
+    /// outcome linking its report, and its kept cassette. Empty otherwise.
+    static func matrix(_ results: [RunResult], folder: URL) -> String {
         var scenarios: [String] = []
         var profiles: [String] = []
         var cells: [String: RunResult] = [:]
@@ -118,7 +122,11 @@ enum HTMLReport {
                     let mark = label == "PASS" ? "pass" : label == "XFAIL" ? "xfail" : "fail"
                     let text =
                         result.outcome == .skipped
-                        ? label : "<a href=\"\(link(result.scenario))/report.html\">\(escape(label))</a>"
+                        ? label
+                        : "<a href=\"\(link(result.scenario))/report.html\">\(escape(label))</a>"
+                            + (result.cassette.map {
+                                " <a class=\"cassette\" href=\"\(escape(RunReport.href(to: $0, from: folder)))\">cassette</a>"
+                            } ?? "")
                     return
                         "<td class=\"\(mark)\" title=\"\(escape(result.outcome.failureMessage ?? label))\">\(text)</td>"
                 }.joined() + "</tr>"

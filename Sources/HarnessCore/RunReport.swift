@@ -33,7 +33,12 @@ enum RunReport {
     }
 
     /// One test case per scenario; `time` is the wall time of the whole batch.
-    static func junit(_ results: [RunResult], time: Double) -> String {
+    /// - Parameter workingDirectory: a kept cassette is named from here when it is inside it (CI tools
+    ///   resolve an attachment from the workspace), else by its absolute path.
+    static func junit(
+        _ results: [RunResult], time: Double,
+        workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String {
         let failures = results.filter { if case .failed = $0.outcome { true } else { false } }.count
         let errors = results.filter {
             if case .interrupted = $0.outcome { true } else if case .setupError = $0.outcome { true } else { false }
@@ -56,6 +61,11 @@ enum RunReport {
                 body = "      <skipped message=\"\(escape(message))\"/>\n"
             case .setupError(let message):
                 body = "      <error message=\"\(escape(message))\">\(escape(result.explanation))</error>\n"
+            }
+            // Jenkins's and GitLab's convention for a file that goes with a test case.
+            if let cassette = result.cassette, result.outcome.exitCode != 0 {
+                let path = Self.path(of: cassette, from: workingDirectory)
+                body += "      <system-out>[[ATTACHMENT|\(escape(path))]]</system-out>\n"
             }
             return """
                     <testcase classname="harness.scenarios" name="\(escape(result.scenario))" time="\(String(format: "%.3f", result.seconds))">
@@ -109,6 +119,26 @@ enum RunReport {
             violations = (result.verdict?.violations ?? []).map { "\($0.1.kind) (never: \($0.0))" }
             explanation = result.explanation.isEmpty ? nil : result.explanation
         }
+    }
+
+    /// `url` relative to `folder` when it is inside it, else its absolute path.
+    static func path(of url: URL, from folder: String) -> String {
+        let path = url.standardizedFileURL.path
+        let base = URL(fileURLWithPath: folder).standardizedFileURL.path
+        let prefix = base.hasSuffix("/") ? base : base + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    /// A relative link from `folder` to `url`, each segment percent-encoded (`../cassettes/a%5B3G%5D`).
+    static func href(to url: URL, from folder: URL) -> String {
+        let target = url.standardizedFileURL.pathComponents
+        let start = folder.standardizedFileURL.pathComponents
+        let shared = zip(target, start).prefix { $0 == $1 }.count
+        let segments = Array(repeating: "..", count: start.count - shared) + target.dropFirst(shared)
+        return segments.map {
+            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/", "?", "#", "[", "]"]))
+                ?? $0
+        }.joined(separator: "/")
     }
 
     static func escape(_ text: String) -> String {

@@ -58,8 +58,29 @@ public struct RunResult: Sendable {
     public var replayedVerdict: (recorded: String, now: String)?
     /// For a cell of a network matrix: its scenario and profile.
     public var cell: MatrixCell?
+    /// The cassette the run was recorded into, when it is kept.
+    public var cassette: URL?
 
     public var seconds: Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Which recorded cassettes a run keeps (`--record` or `--record-failures`). Pure.
+public enum CassetteKeeping: Sendable, Equatable {
+    /// Every one.
+    case always
+    /// Those of runs that failed (a surprise pass of a cell expected to fail is a failure) or could not
+    /// run (an error): what a red CI cell needs to be replayed. A pass, a failure the matrix expected
+    /// and an interrupted run leave none.
+    case failuresOnly
+
+    public func keeps(_ outcome: RunOutcome) -> Bool {
+        switch (self, outcome) {
+        case (.always, _), (.failuresOnly, .failed), (.failuresOnly, .setupError): true
+        case (.failuresOnly, .passed), (.failuresOnly, .expectedFailure), (.failuresOnly, .interrupted),
+            (.failuresOnly, .skipped):
+            false
+        }
     }
 }

@@ -30,6 +30,9 @@ public struct ScenarioRunner: Sendable {
     public var harnessYmlSHA256: String?
     /// How the run was made, kept in a recorded cassette for `harness replay DIR` alone to make it again.
     public var origin: RunOrigin?
+    /// Which recorded cassettes are kept: every one (`--record`), or those of failed runs
+    /// (`--record-failures`).
+    public var keeping = CassetteKeeping.always
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL) {
         self.configuration = configuration
@@ -144,7 +147,13 @@ public struct ScenarioRunner: Sendable {
                 try closeCassette(
                     recorder, scenario: scenario, outcome: outcome, events: timeline.events, seeds: seeds,
                     redactor: redactor)
-                output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
+                if keeping.keeps(outcome) {
+                    result.cassette = recorder.directory
+                    output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
+                } else {
+                    try FileManager.default.removeItem(at: recorder.directory)
+                    output("cassette: not kept (\(outcome.label); --record-failures keeps those of failed runs)")
+                }
             } catch {
                 output("could not finish the cassette: \(error)")
                 result.outcome = .setupError("\(error)")

@@ -241,7 +241,7 @@ enum VerdictFormatterProbe {
             !plot.contains("nan") && !plot.contains("inf"), "nothing that cannot be drawn reaches the plot: \(plot)")
         #expect(plot.contains("no throttle configured"), "an infinite rate is no rate")
         #expect(plot.contains("data-series=\"1\""))
-        let index = HTMLReport.batchIndex([result], seconds: 3, parallel: 1)
+        let index = HTMLReport.batchIndex([result], seconds: 3, parallel: 1, folder: URL(fileURLWithPath: "/tmp/batch"))
         #expect(index.contains("href=\"odd%20%23name%3F/report.html\""), "\(index)")
         #expect(index.contains(">odd #name?</a>"))
     }
