@@ -15,15 +15,7 @@ import Testing
         try ScenarioFixtures.writeConfiguration(
             ScenarioFixtures.header(media: "throttle: 2MB/s", device: "backgroundPushBudget: 5s")
                 + ScenarioFixtures.buggyApp
-                    + """
-                    scenarios:
-                      photo:
-                        steps:
-                    \(ScenarioFixtures.silentPushSteps(indent: 6))
-                        expect:
-                          within: 60s
-                          chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
-                    """)
+                + "scenarios:\n" + ScenarioFixtures.photoScenario("photo"))
     }
 
     @Test func aCellRecordedInOneFolderReplaysFromAnotherWithTheCassetteAlone() async throws {

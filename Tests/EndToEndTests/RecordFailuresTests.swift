@@ -9,21 +9,8 @@ import Testing
         let file = try ScenarioFixtures.writeConfiguration(
             ScenarioFixtures.header(media: "throttle: 2MB/s", device: "backgroundPushBudget: 5s")
                 + ScenarioFixtures.buggyApp
-                    + """
-                    scenarios:
-                      good:
-                        steps:
-                    \(ScenarioFixtures.silentPushSteps(indent: 6))
-                        expect:
-                          within: 60s
-                          chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
-                      bad:
-                        steps:
-                    \(ScenarioFixtures.silentPushSteps(app: "buggy", indent: 6))
-                        expect:
-                          within: 20s
-                          chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
-                    """)
+                + "scenarios:\n" + ScenarioFixtures.photoScenario("good")
+                + ScenarioFixtures.photoScenario("bad", app: "buggy", within: "20s"))
         let project = file.deletingLastPathComponent()
         let run = try await HarnessCommand.run(
             ["run", "good", "bad", "--record-failures", "cassettes", "--report-dir", "reports"], in: project)

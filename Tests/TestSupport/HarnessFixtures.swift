@@ -95,6 +95,20 @@ public enum ScenarioFixtures {
         """
     }
 
+    /// A scenario under `scenarios:` named `name`: the silent push to `app`, and the whole chain
+    /// expected `within`.
+    public static func photoScenario(_ name: String, app: String = "nasa-tv", within: String = "60s") -> String {
+        """
+          \(name):
+            steps:
+        \(silentPushSteps(app: app, indent: 6))
+            expect:
+              within: \(within)
+              chain: [device.push.delivered, transfer.completed, app.fetchCompleted]
+
+        """
+    }
+
     /// Writes `text` as `harness.yml` in a new folder and returns the file.
     public static func writeConfiguration(_ text: String, _ name: String = #function) throws -> URL {
         let file = try PackagePaths.temporaryDirectory(name).appendingPathComponent("harness.yml")
