@@ -30,6 +30,9 @@ public struct DeviceConfiguration: Sendable {
     public var environment: [String: String] = [:]
     /// Records each app's device-protocol lines into this cassette (`transcripts/<bundle id>.jsonl`).
     public var recorder: CassetteRecorder?
+    /// The device's name in a scenario with named devices: its transcripts are then
+    /// `transcripts/<bundle id>@<name>.jsonl`, so the same app on two devices has two.
+    public var recordedName: String?
 
     public init(dataDirectory: URL, socketPath: String) {
         self.dataDirectory = dataDirectory

@@ -35,7 +35,7 @@ extension DeviceSimulator {
         _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, connection: AppConnection, peer: pid_t?,
         key: ObjectIdentifier, bundleId: inout String?
     ) async throws {
-        let tap = configuration.recorder.map(TranscriptTap.init)
+        let tap = configuration.recorder.map { TranscriptTap(recorder: $0, device: configuration.recordedName) }
         try await channel.executeThenClose { inbound, outbound in
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask {

@@ -7,6 +7,8 @@ import Recording
 /// `hello` leaves no transcript.
 final class TranscriptTap: Sendable {
     private let recorder: CassetteRecorder
+    /// `@<device>` after the bundle id, on a named device.
+    private let suffix: String
     private let state = LockedState<State>(State())
 
     private struct State {
@@ -17,7 +19,10 @@ final class TranscriptTap: Sendable {
     /// Lines held before `hello`: an app must say hello first, so a few are plenty.
     static let heldLimit = 16
 
-    init(recorder: CassetteRecorder) { self.recorder = recorder }
+    init(recorder: CassetteRecorder, device: String?) {
+        self.recorder = recorder
+        suffix = device.map { "@" + $0 } ?? ""
+    }
 
     func record(_ side: TranscriptLine.Side, _ line: ByteBuffer) {
         let bytes = Array(line.readableBytesView)
@@ -34,8 +39,10 @@ final class TranscriptTap: Sendable {
     /// The app is known: what was held goes first.
     func named(_ app: String) {
         state.withLock { state in
-            for line in state.held { recorder.transcribe(app: app, from: line.side, line: line.line, at: line.at) }
-            state.app = app
+            for line in state.held {
+                recorder.transcribe(app: app + suffix, from: line.side, line: line.line, at: line.at)
+            }
+            state.app = app + suffix
             state.held = []
         }
     }

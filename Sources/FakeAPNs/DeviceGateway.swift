@@ -34,6 +34,9 @@ public final class DeviceGateway: Sendable {
     }
 
     private let devices = LockedState<[String: Device]>([:])
+    /// The names of the devices registered with one (a scenario's named devices), by token: every
+    /// `apns.*` event about such a token names its device too.
+    private let names = LockedState<[String: String]>([:])
     private let timeline: Timeline
     private let log: NotificationLog
     private let policy: DeliveryPolicy
@@ -48,15 +51,33 @@ public final class DeviceGateway: Sendable {
 
     /// Registers a device for `topic` and returns its new token (32 random bytes, lowercase hex). A
     /// device with a `deliver` closure is online; one without can only be inspected.
-    public func register(topic: String, environment: String = "sandbox", deliver: Deliver? = nil) -> String {
+    /// - Parameter device: the device's name, when it has one, for the events about its token.
+    public func register(
+        topic: String, environment: String = "sandbox", device: String? = nil, deliver: Deliver? = nil
+    ) -> String {
         let token = Hex.lowercase((0..<32).map { _ in UInt8.random(in: 0...255) })
         devices.withLock {
             $0[token] = Device(
                 record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, deliver: deliver)
         }
-        timeline.publish(
-            .apnsDeviceRegistered, source: "apns", ["deviceToken": token, "topic": topic, "environment": environment])
+        var attributes: EventAttributes = ["deviceToken": token, "topic": topic, "environment": environment]
+        if let device {
+            names.withLock { $0[token] = device }
+            attributes.merge(["device": device])
+        }
+        timeline.publish(.apnsDeviceRegistered, source: "apns", attributes)
         return token
+    }
+
+    /// The name the device of `token` registered with; nil for a device without one.
+    public func deviceName(of token: String) -> String? { names.withLock { $0[token] } }
+
+    /// `attributes` about `token`, with its device's name when it has one.
+    private func naming(_ token: String, _ attributes: EventAttributes) -> EventAttributes {
+        guard let name = deviceName(of: token) else { return attributes }
+        var named = attributes
+        named.merge(["device": name])
+        return named
     }
 
     public func device(_ token: String) -> DeviceRecord? {
@@ -79,7 +100,7 @@ public final class DeviceGateway: Sendable {
         if found {
             timeline.publish(
                 "apns.device.unregistered", source: "apns",
-                ["deviceToken": token, "timestamp": "\(Int64(date.timeIntervalSince1970 * 1000))"])
+                naming(token, ["deviceToken": token, "timestamp": "\(Int64(date.timeIntervalSince1970 * 1000))"]))
         }
         return found
     }
@@ -121,7 +142,9 @@ public final class DeviceGateway: Sendable {
             return due
         }
         guard let stored else { return false }
-        timeline.publish(online ? "apns.device.online" : "apns.device.offline", source: "apns", ["deviceToken": token])
+        timeline.publish(
+            online ? "apns.device.online" : "apns.device.offline", source: "apns", naming(token, ["deviceToken": token])
+        )
         for notification in stored { send(notification, wasStored: true) }
         return true
     }
@@ -132,6 +155,7 @@ public final class DeviceGateway: Sendable {
             defer { devices.removeAll() }
             return Array(devices.values)
         }
+        names.withLock { $0.removeAll() }
         for device in all {
             for entry in device.stored.values { entry.timer.cancel() }
         }
@@ -284,7 +308,7 @@ public final class DeviceGateway: Sendable {
             // Online only as an inspection record (no device attached): nothing can receive it.
             return record(notification, .apnsStored, ["reason": "no device attached"])
         }
-        let push = push ?? Self.delivery(of: notification)
+        let push = push ?? delivery(of: notification)
         timeline.publish(.apnsDelivered, source: "apns", push.attributes(wasStored ? .deliveredFromStore : .delivered))
         deliver(notification)
         return Fate(decision: "delivered", deliveredAt: now)
@@ -293,10 +317,10 @@ public final class DeviceGateway: Sendable {
     /// A held or stored notification as its delivery's event reads it: the event reads no payload, so
     /// the object keeps none, and the timeline's budget counts all that it keeps (the device is handed
     /// the notification itself).
-    private static func delivery(of notification: AcceptedNotification) -> AcceptedPush {
+    private func delivery(of notification: AcceptedNotification) -> AcceptedPush {
         var bare = notification
         bare.payload = ""
-        return AcceptedPush(bare, environment: "")
+        return AcceptedPush(bare, environment: "", device: deviceName(of: notification.deviceToken))
     }
 
     /// Publishes a decision and returns it as the notification's fate.
@@ -305,6 +329,7 @@ public final class DeviceGateway: Sendable {
     ) -> Fate {
         // Added to the caller's own attributes, not merged into a copy of them.
         attributes.merge(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken])
+        if let name = deviceName(of: notification.deviceToken) { attributes.merge(["device": name]) }
         timeline.publish(kind, source: "apns", attributes)
         return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
     }

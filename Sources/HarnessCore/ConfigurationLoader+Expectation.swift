@@ -45,13 +45,14 @@ extension ConfigurationLoader {
         return .scalar(try reader.string())
     }
 
-    static func readExpectation(_ reader: YAMLReader) throws -> Expectation {
+    /// - Parameter devices: the scenario's named devices, which `files:` may name.
+    static func readExpectation(_ reader: YAMLReader, devices: [String] = []) throws -> Expectation {
         try KeyTable<Expectation>([
             "chain": { $1.chain = try $0.sequence().map(readPattern) },
             "eventually": { $1.eventually = try $0.sequence().map(readPattern) },
             "never": { $1.never = try $0.sequence().map(readPattern) },
             "counts": { $1.counts = try $0.sequence().map(readCount) },
-            "files": { $1.files = try $0.sequence().map(readFile) },
+            "files": { $1.files = try $0.sequence().map { try readFile($0, devices: devices) } },
             "within": { $1.within = try $0.duration() },
             "settle": { $1.settle = try $0.duration() },
         ]).overlay(reader, on: Expectation())
@@ -83,11 +84,21 @@ extension ConfigurationLoader {
         return CountExpectation(pattern: pattern, atLeast: low, atMost: fields.high)
     }
 
-    static func readFile(_ item: YAMLReader) throws -> FileExpectation {
+    static func readFile(_ item: YAMLReader, devices: [String]) throws -> FileExpectation {
         var file = FileExpectation(path: "", sha256OfFixture: nil)
         let found = try KeyTable<FileExpectation>([
             "path": { $1.path = try $0.relativePath() },
             "sha256OfFixture": { $1.sha256OfFixture = try $0.relativePath() },
+            "device": { value, file in
+                let name = try value.string()
+                guard devices.contains(name) else {
+                    throw value.error(
+                        devices.isEmpty
+                            ? "'device' names one of the scenario's devices, and this scenario declares none"
+                            : "no device named '\(name)' in this scenario; devices: \(devices.joined(separator: ", "))")
+                }
+                file.device = name
+            },
         ]).read(item, into: &file)
         guard found.contains("path") else { throw item.error("a file expectation needs a 'path'") }
         return file

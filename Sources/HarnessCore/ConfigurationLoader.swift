@@ -165,7 +165,8 @@ public enum ConfigurationLoader {
                     try readScenarioStep(item, devices: devices) { try readStep($0, apps: apps, profiles: profiles) }
                 }
             },
-            "expect": { $1.expectation = try readExpectation($0) },
+            // After its devices, which file expectations name.
+            "expect": { $1.expectation = try readExpectation($0, devices: $1.devices.map(\.name)) },
         ]).read(reader, into: &scenario)
         guard found.contains("steps") else { throw reader.error("a scenario needs 'steps'") }
         return scenario

@@ -7,9 +7,11 @@ import PushChannel
 /// an ``IncomingPush`` here, its payload decoded once.
 struct GatewayEndpoint: PushServiceEndpoint {
     let gateway: DeviceGateway
+    /// The device's name in a scenario with named devices: the gateway's events name it.
+    var device: String?
 
     func register(topic: String, deliver: @escaping @Sendable (IncomingPush) -> Void) -> String {
-        gateway.register(topic: topic, environment: "sandbox") { deliver(IncomingPush($0)) }
+        gateway.register(topic: topic, environment: "sandbox", device: device) { deliver(IncomingPush($0)) }
     }
 
     func setOnline(_ token: String, _ online: Bool) { _ = gateway.setOnline(token, online) }

@@ -356,4 +356,6 @@ public struct FileExpectation: Sendable {
     /// Relative to the app's container home.
     public var path: String
     public var sha256OfFixture: String?
+    /// The device whose container is looked in, in a scenario with several; nil: the first.
+    public var device: String?
 }

@@ -75,12 +75,6 @@ public struct ScenarioRunner: Sendable {
             let state = reportDirectory.appendingPathComponent("state")
             if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
             if let recordInto {
-                // Each app's transcript is a file named by its bundle id: two devices would share it.
-                guard scenario.devices.count < 2 else {
-                    throw ConfigurationError(
-                        file: configuration.file, line: nil, column: nil, keyPath: "scenarios.\(scenario.name).devices",
-                        message: "a scenario with several devices cannot be recorded yet")
-                }
                 recorder = try CassetteRecorder(directory: recordInto, redactor: redactor)
                 services.recorder = recorder
             }
@@ -200,7 +194,7 @@ public struct ScenarioRunner: Sendable {
         }
         let verdict = try await waitForVerdict(
             scenario.expectation, timeline: timeline, digest: digest, after: scenario.expectation.within)
-        let files = await checkFiles(scenario, device: services.device, digest: digest)
+        let files = await checkFiles(scenario, services: services, digest: digest)
         if verdict.passed && files.isEmpty { return (.passed, verdict, "") }
         let explanation = VerdictFormatter.explain(verdict, fileProblems: files, events: timeline.events)
         let summary =
@@ -237,23 +231,30 @@ public struct ScenarioRunner: Sendable {
         return ChainVerdict.evaluate(expectation, events: timeline.events, fixtureDigest: digest)
     }
 
-    /// Checks the files the scenario expects in the container of the app it launches.
-    private func checkFiles(_ scenario: Scenario, device: DeviceSimulator, digest: (String) -> String?) async
+    /// Checks the files the scenario expects in the container of the app it launches, on the device
+    /// each names (the first by default).
+    private func checkFiles(_ scenario: Scenario, services: ServiceStack, digest: (String) -> String?) async
         -> [String]
     {
         guard !scenario.expectation.files.isEmpty else { return [] }
-        guard let app = scenario.launchedApp.flatMap({ configuration.apps[$0] }),
-            let paths = await device.containerPaths(of: app.bundleId)
-        else { return ["file expectations need a scenario that launches an app"] }
+        guard let app = scenario.launchedApp.flatMap({ configuration.apps[$0] }) else {
+            return ["file expectations need a scenario that launches an app"]
+        }
         var problems: [String] = []
         for file in scenario.expectation.files {
+            let device = file.device.flatMap { name in services.devices.first { $0.name == name } }
+            let whose = file.device.map { "\(app.name)'s container on \($0)" } ?? "\(app.name)'s container"
+            guard let paths = await (device?.simulator ?? services.device).containerPaths(of: app.bundleId) else {
+                problems.append("\(whose) does not exist: the app was never installed there")
+                continue
+            }
             let url = URL(fileURLWithPath: paths.home).appendingPathComponent(file.path)
             guard let actual = Self.sha256(of: url) else {
-                problems.append("\(app.name)'s container has no \(file.path) (looked in \(paths.home))")
+                problems.append("\(whose) has no \(file.path) (looked in \(paths.home))")
                 continue
             }
             if let fixture = file.sha256OfFixture, actual != digest(fixture) {
-                problems.append("\(file.path) in \(app.name)'s container differs from the fixture \(fixture)")
+                problems.append("\(file.path) in \(whose) differs from the fixture \(fixture)")
             }
         }
         return problems

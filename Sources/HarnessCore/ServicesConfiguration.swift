@@ -90,7 +90,10 @@ public struct ServicesConfiguration: Sendable {
             run.media.recorder = recorder
             run.parse.recorder = recorder
             run.device.recorder = recorder
-            for index in run.namedDevices.indices { run.namedDevices[index].configuration.recorder = recorder }
+            for index in run.namedDevices.indices {
+                run.namedDevices[index].configuration.recorder = recorder
+                run.namedDevices[index].configuration.recordedName = run.namedDevices[index].name
+            }
         }
         return run
     }

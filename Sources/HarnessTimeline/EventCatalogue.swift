@@ -71,15 +71,21 @@ public enum EventCatalogue {
             ),
             EventSpec(
                 kind: .apnsDeviceRegistered, source: "apns", attributes: ["deviceToken", "topic", "environment"],
-                meaning: "APNs issued a device token for an app (`topic`: its bundle ID)."),
+                optional: ["device"],
+                meaning:
+                    "APNs issued a device token for an app (`topic`: its bundle ID). On a scenario's named device every `apns.*` event about its token names it (`device`)."
+            ),
             EventSpec(
                 kind: EventKind("apns.device.unregistered"), source: "apns", attributes: ["deviceToken", "timestamp"],
+                optional: ["device"],
                 meaning: "The app was deleted: pushes to the token now get 410 Unregistered with `timestamp` (ms)."),
             EventSpec(
                 kind: EventKind("apns.device.online"), source: "apns", attributes: ["deviceToken"],
+                optional: ["device"],
                 meaning: "The device is reachable again; the pushes APNs stored for it are delivered now."),
             EventSpec(
                 kind: EventKind("apns.device.offline"), source: "apns", attributes: ["deviceToken"],
+                optional: ["device"],
                 meaning: "The device went off the network; APNs stores its pushes instead of delivering them."),
             EventSpec(
                 kind: EventKind("apns.request.malformed"), source: "apns", attributes: ["stream", "problem"],
@@ -88,29 +94,34 @@ public enum EventCatalogue {
             EventSpec(
                 kind: .apnsAccepted, source: "apns",
                 attributes: ["apnsId", "deviceToken", "topic", "pushType", "priority", "environment", "payload"],
+                optional: ["device"],
                 meaning: "APNs accepted a provider's push and answered 200; `payload` is its JSON body."),
             EventSpec(
                 kind: .apnsRejected, source: "apns", attributes: ["apnsId", "path", "status", "reason"],
                 meaning: "APNs refused a provider request with `status` and `reason`, e.g. 400 BadDeviceToken."),
             EventSpec(
                 kind: .apnsDelivered, source: "apns",
-                attributes: ["apnsId", "deviceToken", "priority", "stored", "collapseId"],
+                attributes: ["apnsId", "deviceToken", "priority", "stored", "collapseId"], optional: ["device"],
                 meaning: "APNs handed a push to the device; `stored` is true if it had waited for the device."),
             EventSpec(
                 kind: EventKind("apns.coalesced"), source: "apns", attributes: ["apnsId", "deviceToken", "replacedBy"],
+                optional: ["device"],
                 meaning: "A low-priority push held for coalescing gave way to a newer one on its topic (`replacedBy`)."),
             EventSpec(
                 kind: .apnsStored, source: "apns", attributes: ["apnsId", "deviceToken", "reason"],
-                optional: ["collapseId"],
+                optional: ["collapseId", "device"],
                 meaning: "APNs kept a push for a device it cannot reach now (`reason`); it keeps the newest per topic."),
             EventSpec(
                 kind: EventKind("apns.replaced"), source: "apns", attributes: ["apnsId", "deviceToken", "replacedBy"],
+                optional: ["device"],
                 meaning: "A stored push was dropped: a newer one for its device and topic (`replacedBy`) was stored."),
             EventSpec(
                 kind: EventKind("apns.expired"), source: "apns", attributes: ["apnsId", "deviceToken", "reason"],
+                optional: ["device"],
                 meaning: "A stored push was dropped: its `apns-expiration` passed while the device was offline."),
             EventSpec(
                 kind: EventKind("apns.discarded"), source: "apns", attributes: ["apnsId", "deviceToken", "reason"],
+                optional: ["device"],
                 meaning: "An accepted push was dropped undelivered (`reason`: no such device, or expiration 0 or past)."
             ),
         ] + legacyAPNs + [

@@ -5,7 +5,8 @@ import HarnessTimeline
 ///
 /// What must differ between two runs is normalised away: identifiers, tokens, ports, process ids,
 /// absolute paths and times. Events are paired kind by kind, in order (the third `media.request` with
-/// the third), so that two services racing each other cannot make equal runs look different; then each
+/// the third), and device by device (alice's `apns.delivered` with alice's), so that two services or two
+/// devices racing each other cannot make equal runs look different; then each
 /// pair must agree on its attributes, on its distance from the event before it within
 /// ``Options/tolerance``, and on order wherever the recording had the two events further apart than
 /// the tolerance.
@@ -16,7 +17,7 @@ public enum TimelineComparison {
         /// Kinds whose number depends on timing or on output, not on behaviour.
         public var ignoredKinds: Set<String> = [
             "transfer.progress", "app.log", "device.app.output", "harness.leftover.removed",
-            "harness.service.started", "harness.run.started", "harness.run.finished",
+            "harness.service.started", "harness.run.started", "harness.run.finished", "backend.output",
         ]
         /// Attributes whose values differ from run to run by nature.
         public var ignoredAttributes: Set<String> = [
@@ -173,7 +174,11 @@ public enum TimelineComparison {
                 return normalised
             }
             anchor = all.first { $0.kind == .stepStarted }?.elapsed ?? all.first?.elapsed ?? 0
-            for (index, event) in events.enumerated() { byKind[event.kind.rawValue, default: []].append(index) }
+            // Paired kind by kind on each device: two devices' events interleave as they race.
+            for (index, event) in events.enumerated() {
+                let device = event.attributes["device"].map { " on \($0)" } ?? ""
+                byKind[event.kind.rawValue + device, default: []].append(index)
+            }
         }
 
         func offset(_ index: Int) -> Double { events[index].elapsed - anchor }

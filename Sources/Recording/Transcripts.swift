@@ -1,7 +1,8 @@
 import Foundation
 import HarnessTimeline
 
-/// One line of an app's device-protocol transcript (`transcripts/<bundle id>.jsonl`): when it passed,
+/// One line of an app's device-protocol transcript (`transcripts/<bundle id>.jsonl`, on a named device
+/// of a scenario with several `transcripts/<bundle id>@<device>.jsonl`): when it passed,
 /// which side wrote it, and the line as written (without its newline).
 public struct TranscriptLine: Codable, Sendable, Equatable {
     public enum Side: String, Codable, Sendable {
@@ -24,7 +25,7 @@ public struct TranscriptLine: Codable, Sendable, Equatable {
 
     /// A file name for `app`'s transcript: letters, digits, `.`, `-` and `_` kept, anything else `_`.
     static func fileName(for app: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_@")
         let name = String(app.prefix(200).map { allowed.contains($0) ? $0 : "_" })
         return (name.isEmpty || name.hasPrefix(".") ? "_" + name : name) + ".jsonl"
     }
@@ -92,7 +93,8 @@ final class TranscriptFiles: Sendable {
 }
 
 extension Cassette {
-    /// The apps whose transcripts the cassette holds (their bundle ids as file names give them).
+    /// The apps whose transcripts the cassette holds (their bundle ids as file names give them, each
+    /// with `@<device>` on a named device).
     public var transcriptNames: [String] {
         let folder = directory.appendingPathComponent("transcripts")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

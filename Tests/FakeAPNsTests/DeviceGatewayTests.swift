@@ -109,4 +109,27 @@ import Testing
         #expect(second == "429")
         #expect(server.log.entries(deviceToken: token).last?.reason == "TooManyRequests")
     }
+
+    /// Issue 32: with several devices, APNs's events named only a token. A device registered with a
+    /// name has every event about its token name it: registered, accepted, delivered, stored, online.
+    @Test func aNamedDevicesEventsNameIt() async throws {
+        let (server, timeline) = try await start()
+        let alice = server.gateway.register(topic: "com.example.app", device: "alice") { _ in }
+        let unnamed = server.gateway.register(topic: "com.example.app") { _ in }
+        _ = try await push(server, alice)
+        server.gateway.setOnline(alice, false)
+        _ = try await push(server, alice)
+        server.gateway.setOnline(alice, true)
+        _ = try await push(server, unnamed)
+        await server.close()
+        let about = { (token: String) in timeline.events.filter { $0["deviceToken"] == token } }
+        #expect(
+            Set(about(alice).map(\.kind.rawValue)) == [
+                "apns.device.registered", "apns.request.accepted", "apns.delivered", "apns.device.offline",
+                "apns.stored", "apns.device.online",
+            ])
+        #expect(about(alice).allSatisfy { $0["device"] == "alice" }, "\(about(alice))")
+        #expect(about(unnamed).allSatisfy { $0["device"] == nil }, "\(about(unnamed))")
+        #expect(server.gateway.deviceName(of: alice) == "alice" && server.gateway.deviceName(of: unnamed) == nil)
+    }
 }

@@ -99,12 +99,27 @@ import Testing
             ("[]", "      - launch: chat", "a scenario has 1 to 100 devices"),
             ("{alice: {colour: red}}", "      - alice.launch: chat", "unknown key 'colour'"),
             ("[alice]", "      - waitFor: {event: app.log, count: 0}", "must be between 1 and"),
+            (
+                "[alice]", "      - alice.launch: chat\n    expect: {files: [{path: a, device: carol}]}",
+                "no device named 'carol' in this scenario; devices: alice"
+            ),
+            (
+                nil, "      - launch: chat\n    expect: {files: [{path: a, device: alice}]}",
+                "'device' names one of the scenario's devices, and this scenario declares none"
+            ),
         ] as [(String?, String, String)])
     func badDevicesAndStepsAreRefusedWithWhatAndWhere(devices: String?, steps: String, message: String) throws {
         let error = try #require(configurationError(file(devices: devices, steps: steps)))
         #expect(error.description.contains(message), "\(error)")
         #expect(error.keyPath.hasPrefix("scenarios.one."), "\(error)")
         #expect(error.line != nil, "\(error)")
+    }
+
+    @Test func aFileExpectationNamesTheDeviceItIsLookedFor() throws {
+        let read = try scenario(
+            devices: "[alice, bob]",
+            steps: "      - each.launch: chat\n    expect: {files: [{path: a}, {path: b, device: bob}]}")
+        #expect(read.expectation.files.map(\.device) == [nil, "bob"])
     }
 
     @Test func anAppReplacedByAnotherIsReplacedOnEveryDevice() throws {

@@ -98,4 +98,30 @@ struct TimelineComparisonTests {
         #expect(divergence.kind == .order)
         #expect(divergence.summary.hasPrefix("transfer.completed came before media.fault.fired"))
     }
+
+    /// Issue 32: events are paired device by device, so two devices racing do not make equal runs
+    /// differ; a device's own event that differs is named with its device.
+    @Test func twoDevicesRacingAreEquivalentAndADifferenceNamesItsDevice() throws {
+        let recorded = [
+            Self.event(1, 1.0, "apns.delivered", ["device": "alice", "priority": "10"]),
+            Self.event(2, 1.01, "apns.delivered", ["device": "bob", "priority": "10"]),
+        ]
+        let raced = [
+            Self.event(1, 1.0, "apns.delivered", ["device": "bob", "priority": "10"]),
+            Self.event(2, 1.01, "apns.delivered", ["device": "alice", "priority": "10"]),
+        ]
+        #expect(TimelineComparison.compare(expected: recorded, actual: raced) == nil)
+        let changed = [
+            Self.event(1, 1.0, "apns.delivered", ["device": "bob", "priority": "10"]),
+            Self.event(2, 1.01, "apns.delivered", ["device": "alice", "priority": "5"]),
+        ]
+        let divergence = try #require(TimelineComparison.compare(expected: recorded, actual: changed))
+        #expect(divergence.summary == "apns.delivered on alice: expected {priority: 10}, got {priority: 5}")
+    }
+
+    @Test func aBackendsOutputIsNotCompared() {
+        let recorded = [Self.event(1, 1.0, "backend.output", ["line": "listening on 41234"])]
+        let run = [Self.event(1, 1.0, "backend.output", ["line": "listening on 50001"])]
+        #expect(TimelineComparison.compare(expected: recorded, actual: run) == nil)
+    }
 }

@@ -1,0 +1,44 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 32: a scenario with several devices was refused by `--record`. Now each app's transcript is
+/// kept per device, APNs's events name the device, and PushChat's exchange (two phones, the tutorial's
+/// server) and the twenty-device fan-out each replay equivalent to their recording.
+@Suite struct SeveralDevicesRecordingTests {
+    static func lines(_ file: URL) throws -> [[String: Any]] {
+        try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test(arguments: ["pushchat-exchange", "parse-push-fan-out-20"])
+    func aScenarioWithSeveralDevicesIsRecordedAndReplaysEquivalent(_ scenario: String) async throws {
+        let folder = try PackagePaths.temporaryDirectory(scenario)
+        let cassette = folder.appendingPathComponent("cassette")
+        let (recording, _) = try await HarnessCommand.runCatalogueScenario(scenario, ["--record", cassette.path])
+        #expect(recording.status == 0, "\(recording.transcript)")
+
+        let transcripts = try FileManager.default.contentsOfDirectory(
+            atPath: cassette.appendingPathComponent("transcripts").path
+        ).sorted()
+        let events = try Self.lines(cassette.appendingPathComponent("timeline.jsonl"))
+        let delivered = events.filter { $0["kind"] as? String == "apns.delivered" }
+        let devices = Set(delivered.compactMap { ($0["attributes"] as? [String: String])?["device"] })
+        if scenario == "pushchat-exchange" {
+            #expect(transcripts == ["com.hollance.PushChat@alice.jsonl", "com.hollance.PushChat@bob.jsonl"])
+            #expect(devices == ["alice", "bob"], "\(delivered)")
+        } else {
+            #expect(transcripts.count == 20 && transcripts.allSatisfy { $0.contains("@device") }, "\(transcripts)")
+            #expect(devices.count == 20, "\(delivered)")
+        }
+
+        let replay = try await HarnessCommand.run(
+            [
+                "replay", cassette.path, "--tolerance", "10", "--report-dir",
+                folder.appendingPathComponent("replay").path,
+            ], in: folder)
+        #expect(replay.status == 0, "\(replay.transcript)")
+        #expect(replay.standardOutput.contains("replay: equivalent to the recording"), "\(replay.transcript)")
+    }
+}
