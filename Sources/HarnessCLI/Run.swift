@@ -89,6 +89,7 @@ struct Run: AsyncParsableCommand {
         batch.keeping = recordFailures == nil ? .always : .failuresOnly
         batch.harnessYmlSHA256 = harnessYmlDigest(options.path)
         batch.origin = origin(base: base, services: configuration.services)
+        batch.commit = GitCommit.current(in: base, environment: ProcessInfo.processInfo.environment)
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
         let batchRunner = batch

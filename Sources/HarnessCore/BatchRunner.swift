@@ -20,6 +20,8 @@ public struct BatchRunner: Sendable {
     public var origin: RunOrigin?
     /// Which cassettes are kept (``ScenarioRunner/keeping``).
     public var keeping = CassetteKeeping.always
+    /// The commit the run was made from, for `summary.json` (``GitCommit``).
+    public var commit: String?
 
     public init(configuration: HarnessConfiguration, baseDirectory: URL, reportDirectory: URL, parallel: Int) {
         self.configuration = configuration
@@ -138,34 +140,12 @@ public struct BatchRunner: Sendable {
     }
 
     private func writeReports(_ results: [RunResult], seconds: Double, output: @Sendable (String) -> Void) {
-        struct Summary: Encodable {
-            var scenarios: Int
-            var passed: Int
-            var failed: [String]
-            /// Matrix cells that failed where their scenario says they do.
-            var expectedFailures: [String]
-            /// Scenarios an interruption kept from starting.
-            var skipped: [String]
-            var seconds: Double
-            var parallel: Int
-            var results: [RunReport.Summary]
-        }
-        let summary = Summary(
-            scenarios: results.count, passed: results.filter { $0.outcome == .passed }.count,
-            failed: results.filter { $0.outcome.exitCode != 0 && $0.outcome != .skipped }.map(\.scenario),
-            expectedFailures: results.filter { if case .expectedFailure = $0.outcome { true } else { false } }
-                .map(\.scenario),
-            skipped: results.filter { $0.outcome == .skipped }.map(\.scenario), seconds: seconds, parallel: parallel,
-            results: results.map { RunReport.Summary($0) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let summary = BatchSummary(
+            results: results, seconds: seconds, parallel: parallel, commit: commit,
+            harnessYmlSha256: harnessYmlSHA256)
         do {
-            try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
-            try RunReport.junit(results, time: seconds).write(
-                to: reportDirectory.appendingPathComponent("junit.xml"), atomically: true, encoding: .utf8)
-            try encoder.encode(summary).write(to: reportDirectory.appendingPathComponent("summary.json"))
-            try HTMLReport.batchIndex(results, seconds: seconds, parallel: parallel, folder: reportDirectory).write(
-                to: reportDirectory.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+            try BatchSummary.write(
+                summary, results: results, into: reportDirectory, seconds: seconds, parallel: parallel)
         } catch {
             output("could not write the batch report into \(reportDirectory.path): \(error)")
         }

@@ -2,7 +2,7 @@ import Foundation
 import HarnessTimeline
 
 /// What happened on each named device of a run, from its events: the report's per-device part.
-struct DeviceSummary: Encodable, Equatable {
+struct DeviceSummary: Codable, Equatable {
     var name: String
     /// Pushes the device received (`device.push.received`), whatever it then did with them.
     var pushesReceived: Int

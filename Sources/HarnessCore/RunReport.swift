@@ -86,11 +86,16 @@ enum RunReport {
     }
 
     /// `report.json`: the run's outcome and its chain, for tools.
-    struct Summary: Encodable {
-        struct Link: Encodable {
+    struct Summary: Codable {
+        struct Link: Codable {
             var expected: String
             var seen: Bool
             var atSeconds: Double?
+        }
+
+        struct Cell: Codable, Equatable {
+            var scenario: String
+            var profile: String
         }
 
         var scenario: String
@@ -102,9 +107,15 @@ enum RunReport {
         var explanation: String?
         /// Each named device's pushes, notifications and app exits; absent for a run of one unnamed device.
         var devices: [DeviceSummary]?
+        /// A matrix cell's scenario and profile.
+        var cell: Cell?
+        /// The kept cassette, as the JUnit report names it (from the folder the run started in).
+        var cassette: String?
 
         init(_ result: RunResult, devices: [DeviceSummary] = []) {
             self.devices = devices.isEmpty ? nil : devices
+            cell = result.cell.map { Cell(scenario: $0.scenario, profile: $0.profile) }
+            cassette = result.cassette.map { RunReport.path(of: $0, from: FileManager.default.currentDirectoryPath) }
             scenario = result.scenario
             outcome = result.outcome.label
             switch result.outcome {

@@ -27,6 +27,8 @@ struct ComparedAttributesTests {
         "toxic", "toxicity", "type", "upstream", "per_million", "retransmit", "retry_after", "body_bytes", "reset",
         // The network's: link names and their conditions (a run's draws repeat with its seed).
         "link", "condition",
+        // A scenario's named device: the same names in every run.
+        "device",
     ]
 
     @Test func everyAttributeIsComparedOrLeftOutOnPurpose() {
