@@ -17,7 +17,9 @@ struct Harness: AsyncParsableCommand {
 }
 
 struct ConfigOptions: ParsableArguments {
-    @Option(name: .shortAndLong, help: "The scenario file (default harness.yml).")
+    @Option(
+        name: .shortAndLong,
+        help: "The scenario file (default harness.yml; 'harness replay' reads the cassette's copy by default).")
     var config: String?
 
     /// The scenario file to read.

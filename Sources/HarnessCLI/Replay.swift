@@ -108,8 +108,14 @@ extension Replay {
     /// scenario and its cell, the apps. Exits 2 naming what cannot be used or found.
     func replayed(_ opened: Cassette) throws -> ReplayedRun {
         let meta = opened.meta
+        let kept: Bool
+        do {
+            kept = try opened.recordedConfiguration() != nil
+        } catch let error as CassetteError {
+            fail(error.description, code: 2)
+        }
         let plan = ReplayPlan.decide(
-            scenario: meta?.scenario ?? "", recipe: meta?.run,
+            scenario: meta?.scenario ?? "", recipe: meta?.run, keepsConfiguration: kept,
             command: ReplayPlan.Command(
                 config: options.config, apps: appReplacements, network: network,
                 ephemeralPorts: setup.ephemeralPorts, skipBuild: setup.skipBuild,
@@ -170,11 +176,32 @@ extension Replay {
         }
         var said = plan.notes.map { "note: " + $0 }
         said += plan.overrides.map { "overridden: " + $0 }
+        if plan.configuration == .recorded {
+            // A cassette's harness.yml runs its commands as one's own would: say which, before they run.
+            said += ReplayedRun.commands(of: scenario, in: configuration).map {
+                "runs, as the cassette's harness.yml says: " + $0
+            }
+        }
         return ReplayedRun(configuration: configuration, scenario: scenario, base: base, said: said)
     }
 }
 
 extension ReplayedRun {
+    /// The commands the scenario runs: each app's build and launch command, each backend's.
+    static func commands(of scenario: Scenario, in configuration: HarnessConfiguration) -> [String] {
+        var lines: [String] = []
+        for name in Set(scenario.steps.compactMap(\.app)).sorted() {
+            guard let app = configuration.apps[name] else { continue }
+            if let build = app.build { lines.append("app \(name) built with '\(build.joined(separator: " "))'") }
+            lines.append("app \(name) '\(app.command.joined(separator: " "))'")
+        }
+        for name in scenario.backends {
+            guard let backend = configuration.backend(named: name) else { continue }
+            lines.append("backend \(name) '\(backend.command.joined(separator: " "))'")
+        }
+        return lines
+    }
+
     /// The first program the scenario's apps need that is not there, in words: the build command's when
     /// the app is built first, else the app's own; nil when each is found (a path from `base`, a bare
     /// name on `PATH`).

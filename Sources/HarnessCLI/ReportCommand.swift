@@ -24,7 +24,8 @@ struct ReportCommand: ParsableCommand {
 
         func run() throws {
             do {
-                let count = try ReportMerge.merge(folders, into: output)
+                let (count, notes) = try ReportMerge.merge(folders, into: output)
+                for note in notes { say("note: " + note) }
                 say("joined \(folders.count) report folders: \(count) scenarios in \(output)")
             } catch let error as MergeError {
                 fail(error.description, code: 2)

@@ -65,7 +65,9 @@ struct Run: AsyncParsableCommand {
         if record != nil, recordFailures != nil {
             fail("--record keeps every cassette and --record-failures those of failed runs: give one", code: 2)
         }
-        var configuration = try loadConfiguration(options.path)
+        let (loaded, bytes) = try loadConfigurationKeepingBytes(options.path)
+        var configuration = loaded
+        let digest = ScenarioRunner.sha256(of: bytes)
         setup.apply(to: &configuration)
         var selected = try select(from: configuration)
         selected = replacingApps(appReplacements, in: selected, configuration: configuration, path: options.path)
@@ -77,7 +79,7 @@ struct Run: AsyncParsableCommand {
         if let cassettes { recoverKilledRecordings(into: URL(fileURLWithPath: cassettes), of: selected) }
         // With --record-failures, one folder per scenario even for one: a CI job's artifact has one shape.
         if selected.count == 1, !all, shard == nil, recordFailures == nil {
-            try await runOne(selected[0], configuration: configuration, base: base)
+            try await runOne(selected[0], configuration: configuration, base: base, bytes: bytes)
         }
         let reports =
             reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
@@ -87,8 +89,8 @@ struct Run: AsyncParsableCommand {
         batch.logger = options.logger
         batch.recordInto = cassettes.map { URL(fileURLWithPath: $0).standardizedFileURL }
         batch.keeping = recordFailures == nil ? .always : .failuresOnly
-        batch.harnessYmlSHA256 = harnessYmlDigest(options.path)
-        batch.origin = origin(base: base, services: configuration.services)
+        batch.harnessYmlSHA256 = digest
+        batch.origin = origin(base: base, bytes: bytes, services: configuration.services)
         batch.commit = GitCommit.current(in: base, environment: ProcessInfo.processInfo.environment)
         say("harness run: \(selected.count) scenarios, \(parallel) at a time")
         let names = selected
@@ -107,11 +109,8 @@ struct Run: AsyncParsableCommand {
 
     /// How this run was made, for its cassettes (read only when recording): the harness.yml's bytes
     /// as they were read, and the options a replay needs to make the same run.
-    private func origin(base: URL, services: ServicesConfiguration) -> RunOrigin? {
+    private func origin(base: URL, bytes: Data, services: ServicesConfiguration) -> RunOrigin? {
         guard cassettes != nil else { return nil }
-        guard let bytes = FileManager.default.contents(atPath: options.path) else {
-            fail("\(options.path): cannot be read again to keep in the cassette", code: 2)
-        }
         return RunOrigin(
             configuration: RunOrigin.keptCopy(of: bytes, services: services),
             command: CassetteMeta.Run(
@@ -195,15 +194,17 @@ struct Run: AsyncParsableCommand {
     }
 
     /// One scenario, its timeline live.
-    private func runOne(_ scenario: Scenario, configuration: HarnessConfiguration, base: URL) async throws -> Never {
+    private func runOne(_ scenario: Scenario, configuration: HarnessConfiguration, base: URL, bytes: Data)
+        async throws -> Never
+    {
         let reports =
             reportDir.map { URL(fileURLWithPath: $0).standardizedFileURL }
             ?? ScenarioRunner.defaultReportDirectory(base: base, scenario: scenario.name)
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         runner.recordInto = record.map { URL(fileURLWithPath: $0).standardizedFileURL }
-        runner.harnessYmlSHA256 = harnessYmlDigest(options.path)
-        runner.origin = origin(base: base, services: configuration.services)
+        runner.harnessYmlSHA256 = ScenarioRunner.sha256(of: bytes)
+        runner.origin = origin(base: base, bytes: bytes, services: configuration.services)
         say("harness run \(scenario.name)\(scenario.description.isEmpty ? "" : ": " + scenario.description)")
         let scenarioRunner = runner
         let result = await runInterruptibly { await scenarioRunner.run(scenario) { line in say(line) } }

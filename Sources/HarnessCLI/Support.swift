@@ -27,8 +27,15 @@ func fail(_ message: String, code: Int32) -> Never {
 
 /// Loads harness.yml, or exits 2 with the file, line and key of the problem.
 func loadConfiguration(_ path: String) throws -> HarnessConfiguration {
+    try loadConfigurationKeepingBytes(path).configuration
+}
+
+/// Loads harness.yml from its bytes, read once, and returns them too: what a run hashes and keeps in a
+/// cassette is what it parsed. Exits 2 with the file, line and key of the problem.
+func loadConfigurationKeepingBytes(_ path: String) throws -> (configuration: HarnessConfiguration, bytes: Data) {
     do {
-        return try ConfigurationLoader.load(path: path)
+        let bytes = try ConfigurationLoader.read(path: path)
+        return (try ConfigurationLoader.parse(String(decoding: bytes, as: UTF8.self), file: path), bytes)
     } catch let error as ConfigurationError {
         fail(error.description, code: 2)
     }

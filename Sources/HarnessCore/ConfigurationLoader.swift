@@ -10,15 +10,26 @@ import Yams
 /// Reads harness.yml strictly: unknown keys and bad values are errors with file, line and key path.
 public enum ConfigurationLoader {
     public static func load(path: String) throws -> HarnessConfiguration {
-        let text: String
+        try parse(String(decoding: try read(path: path), as: UTF8.self), file: path)
+    }
+
+    /// The file's bytes.
+    ///
+    /// - Throws: ``ConfigurationError`` when it cannot be read, or is not UTF-8.
+    public static func read(path: String) throws -> Data {
+        let bytes: Data
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationError(
                 file: path, line: nil, column: nil, keyPath: "",
                 message: "cannot read the file: \(error.localizedDescription)")
         }
-        return try parse(text, file: path)
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw ConfigurationError(
+                file: path, line: nil, column: nil, keyPath: "", message: "cannot read the file: it is not UTF-8 text")
+        }
+        return bytes
     }
 
     /// - Parameter baseDirectory: where relative paths resolve; by default the file's folder (a replay

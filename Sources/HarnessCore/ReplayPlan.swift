@@ -57,8 +57,10 @@ public struct ReplayPlan: Sendable, Equatable {
     ///   - scenario: the cassette's `meta.json` scenario (a matrix cell's name, `name[profile]`).
     ///   - recipe: how the run was made; nil in a cassette written before cassettes kept it.
     ///   - folderExists: whether a folder is there, for the recorded run's.
+    ///   - keepsConfiguration: whether the cassette keeps its copy of harness.yml.
     public static func decide(
-        scenario recorded: String, recipe: CassetteMeta.Run?, command: Command, folderExists: (String) -> Bool
+        scenario recorded: String, recipe: CassetteMeta.Run?, keepsConfiguration: Bool = true, command: Command,
+        folderExists: (String) -> Bool
     ) -> ReplayPlan {
         func folder(of file: String) -> String {
             let url =
@@ -80,10 +82,16 @@ public struct ReplayPlan: Sendable, Equatable {
                         + "\(config) is read as it is now"
                 ])
         }
+        // The apps are built here as they are for any run: a recording that skipped it (a CI job that had
+        // built them) does not make a laptop skip it.
         var plan = ReplayPlan(
             configuration: .recorded, scenario: recipe.scenario, network: recipe.network, apps: recipe.apps,
-            ephemeralPorts: recipe.ephemeralPorts || command.ephemeralPorts,
-            skipBuild: recipe.skipBuild || command.skipBuild, baseDirectory: recipe.baseDirectory)
+            ephemeralPorts: recipe.ephemeralPorts || command.ephemeralPorts, skipBuild: command.skipBuild,
+            baseDirectory: recipe.baseDirectory)
+        if recipe.skipBuild, !command.skipBuild {
+            plan.notes.append(
+                "the recording skipped the apps' build commands; this replay runs them (--skip-build skips)")
+        }
         if let config = command.config {
             plan.configuration = .file(config)
             plan.baseDirectory = folder(of: config)
@@ -93,6 +101,13 @@ public struct ReplayPlan: Sendable, Equatable {
             plan.notes.append(
                 "the folder the recording ran in (\(recipe.baseDirectory)) is not here: app commands and files are "
                     + "looked for in \(command.currentDirectory)")
+        }
+        if command.config == nil, !keepsConfiguration {
+            // A copy whose keys could not be replaced was not kept: the file is read as it is now.
+            let file = URL(fileURLWithPath: plan.baseDirectory)
+                .appendingPathComponent(URL(fileURLWithPath: recipe.config).lastPathComponent).path
+            plan.configuration = .file(file)
+            plan.notes.append("the cassette keeps no copy of harness.yml; \(file) is read as it is now")
         }
         if !command.apps.isEmpty {
             plan.apps = command.apps

@@ -49,6 +49,14 @@ public enum ReportMerge {
         var results: [(summary: RunReport.Summary, folder: String)] = []
         for shard in shards {
             for summary in shard.summary.results {
+                // A scenario's name is its report folder's: one name inside the folder, never a path.
+                let name = summary.scenario
+                guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+                    return .failure(
+                        MergeError(
+                            "\(shard.folder)/summary.json: '\(name.prefix(80))' is not a scenario's name (a report "
+                                + "folder's name inside \(shard.folder))"))
+                }
                 if let other = results.first(where: { $0.summary.scenario == summary.scenario }) {
                     return .failure(
                         MergeError(
@@ -69,13 +77,24 @@ public enum ReportMerge {
     /// The most a `summary.json` may hold.
     static let largestSummary = 64 << 20
 
-    /// Joins `folders` into `output`: each scenario's folder copied in, and one `junit.xml`,
-    /// `summary.json` and `index.html` (the whole matrix table) over all of them.
+    /// A kept cassette as a summary names it, when it can be carried into the joined report: a path
+    /// inside the folder the merge runs in (relative, no `..`), as `--record-failures` names one there.
+    static func carriedCassette(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard !path.hasPrefix("/"), !parts.isEmpty, !parts.contains(where: { $0 == ".." || $0.isEmpty }) else {
+            return nil
+        }
+        return path
+    }
+
+    /// Joins `folders` into `output`: each scenario's folder copied in, each kept cassette into
+    /// `output/cassettes/`, and one `junit.xml`, `summary.json` and `index.html` (the whole matrix table)
+    /// over all of them.
     ///
-    /// - Returns: how many scenarios or cells the joined report holds.
+    /// - Returns: how many scenarios or cells the joined report holds, and what was left out, a line each.
     /// - Throws: ``MergeError`` naming the folder or file that cannot be used; `output` is left as it
     ///   was when the folders are refused.
-    public static func merge(_ folders: [String], into output: String) throws -> Int {
+    public static func merge(_ folders: [String], into output: String) throws -> (count: Int, notes: [String]) {
         guard !folders.isEmpty else { throw MergeError("name the report folders to join") }
         let manager = FileManager.default
         var shards: [Shard] = []
@@ -106,71 +125,50 @@ public enum ReportMerge {
         }
         try manager.createDirectory(at: target, withIntermediateDirectories: true)
         var results: [RunResult] = []
+        var summaries: [RunReport.Summary] = []
+        var notes: [String] = []
+        let here = URL(fileURLWithPath: manager.currentDirectoryPath)
         for (summary, folder) in plan.results {
+            var summary = summary
             let source = URL(fileURLWithPath: folder).appendingPathComponent(summary.scenario)
             let copy = target.appendingPathComponent(summary.scenario)
             // A scenario an interruption kept from starting has no folder.
-            if manager.fileExists(atPath: source.path) { try manager.copyItem(at: source, to: copy) }
-            let cassette = summary.cassette.map {
-                URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: manager.currentDirectoryPath))
-                    .standardizedFileURL
+            if try !copyFolder(source, to: copy), summary.outcome != "SKIPPED" {
+                notes.append("\(source.path): no report folder; its line is kept")
             }
+            var cassette: URL?
+            if let named = summary.cassette {
+                let carried = carriedCassette(named).map { here.appendingPathComponent($0).standardizedFileURL }
+                let kept = target.appendingPathComponent("cassettes").appendingPathComponent(summary.scenario)
+                if let carried, try copyFolder(carried, to: kept) {
+                    cassette = kept
+                } else {
+                    notes.append("\(summary.scenario): its cassette \(named) is not in this folder; it is not linked")
+                }
+            }
+            summary.cassette = cassette.map { RunReport.path(of: $0, from: here.path) }
+            summaries.append(summary)
             results.append(RunResult(summary, reportDirectory: copy, cassette: cassette))
         }
         let summary = BatchSummary(
-            summaries: plan.results.map(\.summary), seconds: plan.seconds, parallel: plan.parallel,
-            commit: plan.commit, harnessYmlSha256: plan.harnessYmlSha256)
+            summaries: summaries, seconds: plan.seconds, parallel: plan.parallel, commit: plan.commit,
+            harnessYmlSha256: plan.harnessYmlSha256)
         try BatchSummary.write(summary, results: results, into: target, seconds: plan.seconds, parallel: plan.parallel)
-        return results.count
+        return (results.count, notes)
     }
-}
 
-/// Why report folders cannot be joined.
-public struct MergeError: Error, CustomStringConvertible, Equatable {
-    public var description: String
-
-    init(_ description: String) { self.description = description }
-}
-
-/// The commit a run is made from: `HARNESS_COMMIT`, else the CI's own variable (GitHub's `GITHUB_SHA`,
-/// GitLab's `CI_COMMIT_SHA`), else what the git checkout around `folder` has checked out; nil outside one.
-public enum GitCommit {
-    public static func current(in folder: URL, environment: [String: String]) -> String? {
-        for name in ["HARNESS_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA"] {
-            if let value = environment[name], !value.isEmpty { return String(value.prefix(64)) }
+    /// Copies the folder at `source` to `destination`; false when there is none. A link is refused: the
+    /// joined report holds what the shards wrote, never what a link points at.
+    private static func copyFolder(_ source: URL, to destination: URL) throws -> Bool {
+        let manager = FileManager.default
+        guard let type = try? manager.attributesOfItem(atPath: source.path)[.type] as? FileAttributeType else {
+            return false
         }
-        var directory = folder.standardizedFileURL
-        while true {
-            let git = directory.appendingPathComponent(".git")
-            if let head = read(git.appendingPathComponent("HEAD")) { return resolve(firstLine(head), in: git) }
-            let parent = directory.deletingLastPathComponent()
-            guard parent.path != directory.path else { return nil }
-            directory = parent
+        guard type == .typeDirectory else {
+            throw MergeError("\(source.path): is \(type == .typeSymbolicLink ? "a symbolic link" : "not a folder")")
         }
-    }
-
-    /// `HEAD`'s commit: the hash itself, or the branch it names (a loose ref, else `packed-refs`).
-    static func resolve(_ head: String, in git: URL) -> String? {
-        guard head.hasPrefix("ref: ") else { return head.isEmpty ? nil : head }
-        let reference = String(head.dropFirst(5))
-        if let loose = read(git.appendingPathComponent(reference)).map(firstLine), !loose.isEmpty { return loose }
-        let packed = read(git.appendingPathComponent("packed-refs")) ?? ""
-        for line in packed.split(separator: "\n") where line.hasSuffix(" " + reference) {
-            return String(line.prefix { $0 != " " })
-        }
-        return nil
-    }
-
-    /// A small file's text (its first mebibyte); nil when it cannot be read.
-    private static func read(_ url: URL) -> String? {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { return nil }
-        // Only read: a failure to close it loses nothing.
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: 1 << 20) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    private static func firstLine(_ text: String) -> String {
-        String(text.prefix { $0 != "\n" }).trimmingCharacters(in: .whitespaces)
+        try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try manager.copyItem(at: source, to: destination)
+        return true
     }
 }

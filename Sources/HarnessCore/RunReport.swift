@@ -62,9 +62,10 @@ enum RunReport {
             case .setupError(let message):
                 body = "      <error message=\"\(escape(message))\">\(escape(result.explanation))</error>\n"
             }
-            // Jenkins's and GitLab's convention for a file that goes with a test case.
+            // Jenkins's and GitLab's convention for a file that goes with a test case: a file, so the
+            // cassette's meta.json (the cassette is its folder).
             if let cassette = result.cassette, result.outcome.exitCode != 0 {
-                let path = Self.path(of: cassette, from: workingDirectory)
+                let path = Self.path(of: cassette.appendingPathComponent("meta.json"), from: workingDirectory)
                 body += "      <system-out>[[ATTACHMENT|\(escape(path))]]</system-out>\n"
             }
             return """

@@ -1,6 +1,7 @@
 import Foundation
 import HarnessTimeline
 import MediaServer
+import NIOPosix
 import Recording
 
 /// What a run records (`--record DIR`) or replays (`harness replay`), around the run itself.
@@ -57,39 +58,16 @@ extension ScenarioRunner {
 
 }
 
-/// How a run was made, as a cassette keeps it (``CassetteMeta/Run``): the harness.yml it read, byte for
-/// byte, and what the command line gave.
-public struct RunOrigin: Sendable {
-    /// The harness.yml's bytes.
-    public var configuration: Data
-    /// The command line's part; its scenario and network are each run's own.
-    public var command: CassetteMeta.Run
-
-    public init(configuration: Data, command: CassetteMeta.Run) {
-        self.configuration = configuration
-        self.command = command
-    }
-
-    /// The copy of harness.yml a cassette keeps: the file's bytes with each of the Parse keys it sets
-    /// replaced by a stand-in that is still a YAML scalar (`redacted-parse-master-key`), so the copy
-    /// runs and holds no secret. A replay runs with the stand-ins, which reach the apps and backends
-    /// as the keys did (through the environment); an app that has a key written into it needs `-c`.
-    public static func keptCopy(of bytes: Data, services: ServicesConfiguration) -> Data {
-        var text = String(decoding: bytes, as: UTF8.self)
-        let secrets = ScenarioRunner.redactor(for: services).secrets.filter { !$0.value.contains("%") }
-        for secret in secrets where text.contains(secret.value) {
-            let name = secret.name.lowercased().split(separator: " ").joined(separator: "-")
-            text = text.replacingOccurrences(of: secret.value, with: "redacted-\(name)")
+extension ScenarioRunner {
+    /// Removes a cassette `--record-failures` does not keep, on NIO's blocking-I/O threads (its bodies
+    /// may be large). A removal that fails is said; the run's outcome stays what it was.
+    func discard(_ cassette: URL, after outcome: RunOutcome, output: @Sendable (String) -> Void) async {
+        do {
+            try await NIOThreadPool.singleton.runIfActive { try FileManager.default.removeItem(at: cassette) }
+            output("cassette: not kept (\(outcome.label); --record-failures keeps those of failed runs)")
+        } catch {
+            output("note: the cassette \(cassette.path) was not kept, but could not be removed: \(error)")
         }
-        return Data(text.utf8)
-    }
-
-    /// The recipe of one run: a matrix cell's scenario and profile, or the scenario alone.
-    public func recipe(for scenario: Scenario) -> CassetteMeta.Run {
-        var run = command
-        run.scenario = scenario.cell?.scenario ?? scenario.name
-        run.network = scenario.cell?.profile
-        return run
     }
 }
 

@@ -145,8 +145,7 @@ public struct ScenarioRunner: Sendable {
                     result.cassette = recorder.directory
                     output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
                 } else {
-                    try FileManager.default.removeItem(at: recorder.directory)
-                    output("cassette: not kept (\(outcome.label); --record-failures keeps those of failed runs)")
+                    await discard(recorder.directory, after: outcome, output: output)
                 }
             } catch {
                 output("could not finish the cassette: \(error)")
@@ -274,7 +273,12 @@ public struct ScenarioRunner: Sendable {
 
     static func sha256(of url: URL) -> String? {
         guard let data = try? Data(contentsOf: url) else { return nil }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return sha256(of: data)
+    }
+
+    /// The hex SHA-256 of `data`.
+    public static func sha256(of data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }
 

@@ -29,8 +29,8 @@ extension MediaServer {
             exchange.bodyBytes = bodyBytes
             exchange.recording?.record(parts)
             try await outbound.write(contentsOf: parts)
-            return .keepAlive
-        case .partial(let headers, let segments, _):
+            return headers.first(name: "connection")?.lowercased() == "close" ? .closeAfterResponse : .keepAlive
+        case .partial(let headers, let segments):
             let source: any BodySource
             switch body {
             case .inline(let data): source = DataBodySource(data)

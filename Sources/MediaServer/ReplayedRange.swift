@@ -13,8 +13,9 @@ enum ReplayedRange: Equatable {
     case whole
     /// `416`, with these headers (a `Content-Range` of `bytes */length`).
     case unsatisfiable(HTTPHeaders)
-    /// `206`: these headers, and a body of these segments of the recorded body, `length` bytes in all.
-    case partial(HTTPHeaders, body: [BodySegment], length: Int)
+    /// `206`: these headers (its `Content-Length` the segments' total), and a body of these segments of
+    /// the recorded body.
+    case partial(HTTPHeaders, body: [BodySegment])
 
     /// - Parameters:
     ///   - recorded: the headers the whole answer would go out with (``ReplayedHeaders``).
@@ -33,13 +34,15 @@ enum ReplayedRange: Equatable {
         }
         var headers = recorded
         for name in ["Content-Length", "Transfer-Encoding", "Content-Range"] { headers.remove(name: name) }
-        let contentType = entry.responseHeader("content-type") ?? entry.response.content.mimeType
+        let recordedType = entry.responseHeader("content-type") ?? entry.response.content.mimeType
+        let contentType = recordedType.isEmpty ? "application/octet-stream" : recordedType
         let body: [BodySegment]
         switch answer {
         case .full, .notModified, .preconditionFailed:
             return .whole
         case .rangeNotSatisfiable:
-            headers.remove(name: "Content-Type")
+            // Its body is a line of text of its own: nothing that describes the recorded body stays.
+            for name in ["Content-Type", "Content-Encoding"] { headers.remove(name: name) }
             headers.add(name: "Content-Range", value: "bytes */\(bodySize)")
             return .unsatisfiable(headers)
         case .partial(let bytes):
@@ -47,12 +50,12 @@ enum ReplayedRange: Equatable {
             body = [.file(bytes)]
         case .multiple(let ranges):
             let boundary =
-                "PUSHHARNESS-" + String((etag ?? "replayed").filter { $0.isLetter || $0.isNumber }.prefix(40))
+                "PUSHHARNESS-"
+                + String((etag ?? "replayed").filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(40))
             headers.replaceOrAdd(name: "Content-Type", value: "multipart/byteranges; boundary=\(boundary)")
             body = BodySegment.multipart(ranges, boundary: boundary, contentType: contentType, length: bodySize)
         }
-        let length = body.reduce(0) { $0 + $1.count }
-        headers.add(name: "Content-Length", value: "\(length)")
-        return .partial(headers, body: body, length: length)
+        headers.add(name: "Content-Length", value: "\(body.reduce(0) { $0 + $1.count })")
+        return .partial(headers, body: body)
     }
 }

@@ -141,10 +141,11 @@ public final class CassetteRecorder: Sendable {
     static func checkReplaceable(_ directory: URL) throws {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path), !names.isEmpty
         else { return }
-        let ours = Set([
-            "meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", journalName,
-            CassetteMeta.Run.configurationFile,
-        ])
+        // A harness.yml is a cassette's only beside its meta.json or journal: alone, it is the user's.
+        var ours = Set(["meta.json", "traffic.har", "timeline.jsonl", "bodies", "transcripts", journalName])
+        if names.contains("meta.json") || names.contains(journalName) {
+            ours.insert(CassetteMeta.Run.configurationFile)
+        }
         guard Set(names).isSubset(of: ours) else {
             throw CassetteError(
                 file: directory.path,

@@ -87,9 +87,12 @@ public struct Playback: Sendable {
                 "\(entry.request.method) \(Self.target(of: entry.request.url))"
                 + headers.filter { matching.headers.contains($0.name.lowercased()) }
                 .map { " \($0.name): \($0.value)" }.joined()
+            // Whole: a 200 to a GET, its body kept (a HAR saved without bodies has none to cut from).
+            let content = entry.response.content
             let whole =
                 entry.response.status == 200 && entry.fault == nil && (entry.applied ?? []).isEmpty
                 && entry.request.method.uppercased() == "GET"
+                && (content.text != nil || content.file != nil || content.size == 0)
                 && !headers.contains { $0.name.lowercased() == "range" }
             return (
                 index, matching.key(method: entry.request.method, url: entry.request.url, headers: headers), display,
@@ -111,14 +114,22 @@ public struct Playback: Sendable {
             let why =
                 status == 0
                 ? "the flow failed before any answer (status 0)" : "an informational answer (\(status)) is no answer"
-            return "entry \(index) (\(entry.request.method) \(entry.request.url.prefix(200))): \(why); "
-                + "it counts as not recorded"
+            // What a file says goes to a terminal: no control character of its own.
+            let said = "\(entry.request.method.prefix(20)) \(entry.request.url.prefix(200))".unicodeScalars.map {
+                $0.properties.generalCategory == .control ? "?" : String($0)
+            }.joined()
+            return "entry \(index) (\(said)): \(why); it counts as not recorded"
         }
     }
 
     /// The entry that answers `method` on `target` (a path with its query) with `headers`.
     public mutating func answer(method: String, target: String, headers: [(name: String, value: String)]) -> Answer {
-        let key = matching.key(method: method, url: "http://recorded" + target, headers: headers)
+        var key = matching.key(method: method, url: "http://recorded" + target, headers: headers)
+        // `Range` is defined for GET alone: a HEAD's is no part of what it asks.
+        if method.uppercased() == "HEAD" {
+            key.headers["range"] = nil
+            key.headers["if-range"] = nil
+        }
         let ranged = method.uppercased() == "GET" && headers.contains { $0.name.lowercased() == "range" }
         let matches = keys.filter { $0.key == key }
         guard !matches.isEmpty else {

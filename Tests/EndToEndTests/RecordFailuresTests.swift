@@ -23,7 +23,7 @@ import Testing
         let reports = project.appendingPathComponent("reports")
         let junit = try String(contentsOf: reports.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.components(separatedBy: "<system-out>").count == 2, "\(junit)")
-        #expect(junit.contains("<system-out>[[ATTACHMENT|cassettes/bad]]</system-out>"), "\(junit)")
+        #expect(junit.contains("<system-out>[[ATTACHMENT|cassettes/bad/meta.json]]</system-out>"), "\(junit)")
         let index = try String(contentsOf: reports.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(index.contains(#"<a class="cassette" href="../cassettes/bad">cassette</a>"#), "\(index)")
 

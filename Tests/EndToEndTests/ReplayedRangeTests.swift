@@ -64,6 +64,7 @@ import Glibc
                 // Two ranges: a multipart body, each server with its own boundary.
                 #expect(seen.head.first == nginxSeen.head.first)
                 #expect(seen.head.contains { $0.hasPrefix("content-type: multipart/byteranges; boundary=") })
+                #expect(seen.head.contains("content-length: \(seen.body.count)"), "\(seen)")
                 let parts = String(decoding: seen.body, as: UTF8.self)
                 #expect(parts.contains("Content-Range: bytes 0-0/300000"), "\(parts)")
                 #expect(parts.contains("Content-Range: bytes 299999-299999/300000"), "\(parts)")

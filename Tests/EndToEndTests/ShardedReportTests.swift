@@ -25,10 +25,12 @@ import Testing
         let all = project.appendingPathComponent("all")
         let junit = try String(contentsOf: all.appendingPathComponent("junit.xml"), encoding: .utf8)
         #expect(junit.contains(#"tests="2" failures="1""#), "\(junit)")
-        #expect(junit.contains("<system-out>[[ATTACHMENT|cassettes/bad]]</system-out>"), "\(junit)")
+        #expect(junit.contains("<system-out>[[ATTACHMENT|all/cassettes/bad/meta.json]]</system-out>"), "\(junit)")
         let index = try String(contentsOf: all.appendingPathComponent("index.html"), encoding: .utf8)
         #expect(index.contains(#"<a href="good/report.html">good</a>"#), "\(index)")
-        #expect(index.contains(#"href="../cassettes/bad">cassette</a>"#), "\(index)")
+        // The kept cassette travels with the joined report.
+        #expect(index.contains(#"href="cassettes/bad">cassette</a>"#), "\(index)")
+        #expect(FileManager.default.fileExists(atPath: all.appendingPathComponent("cassettes/bad/meta.json").path))
         for name in ["good", "bad"] {
             #expect(FileManager.default.fileExists(atPath: all.appendingPathComponent("\(name)/report.html").path))
         }

@@ -41,6 +41,8 @@ import Testing
         var passed = failed
         passed.outcome = .passed
         let junit = RunReport.junit([failed, passed], time: 2, workingDirectory: "/w")
-        #expect(junit.components(separatedBy: "<system-out>[[ATTACHMENT|cassettes/a[3G]]]</system-out>").count == 2)
+        #expect(
+            junit.components(separatedBy: "<system-out>[[ATTACHMENT|cassettes/a[3G]/meta.json]]</system-out>").count
+                == 2)
     }
 }

@@ -42,6 +42,37 @@ import Testing
             ])
     }
 
+    @Test func theAppsAreBuiltUnlessThisReplaySkipsItAndTheRecordingsSkipIsSaid() {
+        var skipped = Self.recipe
+        skipped.skipBuild = true
+        let plan = ReplayPlan.decide(scenario: "resume[3G]", recipe: skipped, command: Self.command()) { _ in true }
+        #expect(!plan.skipBuild)
+        #expect(
+            plan.notes == ["the recording skipped the apps' build commands; this replay runs them (--skip-build skips)"]
+        )
+        var command = Self.command()
+        command.skipBuild = true
+        #expect(ReplayPlan.decide(scenario: "r", recipe: Self.recipe, command: command) { _ in true }.skipBuild)
+    }
+
+    @Test func aCassetteWithoutItsCopyReadsTheFileInTheRecordedFolder() {
+        let plan = ReplayPlan.decide(
+            scenario: "resume[3G]", recipe: Self.recipe, keepsConfiguration: false, command: Self.command()
+        ) { _ in true }
+        #expect(plan.configuration == .file("/ci/project/other.yml"))
+        #expect(plan.notes == ["the cassette keeps no copy of harness.yml; /ci/project/other.yml is read as it is now"])
+    }
+
+    @Test func aNetworkOfNoneOverridesARunOutsideAMatrix() {
+        var plain = Self.recipe
+        plain.network = nil
+        let plan = ReplayPlan.decide(scenario: "resume", recipe: plain, command: Self.command(network: "none")) { _ in
+            true
+        }
+        #expect(plan.network == "none")
+        #expect(plan.overrides == ["--network none in place of the scenario's own network"])
+    }
+
     @Test func theRecordedFolderMissingMeansTheCurrentOneSaySo() {
         let plan = ReplayPlan.decide(scenario: "resume[3G]", recipe: Self.recipe, command: Self.command()) { _ in false
         }

@@ -39,9 +39,23 @@ import Testing
             [shard("s1", ["a"]), shard("s2", ["a"])],
             "'a' is in both s1 and s2: a scenario or cell belongs to one shard"
         ),
+        (
+            [shard("s1", ["../../etc"])],
+            "s1/summary.json: '../../etc' is not a scenario's name (a report folder's name inside s1)"
+        ),
+        ([shard("s1", [".."])], "s1/summary.json: '..' is not a scenario's name (a report folder's name inside s1)"),
     ])
     func foldersOfAnotherWorldOrTwiceTheSameScenarioAreRefused(_ shards: [ReportMerge.Shard], _ problem: String) {
         #expect(throws: MergeError(problem)) { try ReportMerge.plan(shards).get() }
+    }
+
+    @Test(
+        arguments: [
+            ("cassettes/a[3G]", "cassettes/a[3G]"), ("/home/runner/.ssh/id_rsa", nil), ("../x", nil),
+            ("cassettes/../../x", nil), ("a//b", nil), ("", nil),
+        ] as [(String, String?)])
+    func onlyACassetteInsideTheFolderIsCarried(_ path: String, _ carried: String?) {
+        #expect(ReportMerge.carriedCassette(path) == carried)
     }
 
     @Test func theCommitIsTheEnvironmentsElseTheCheckoutsBranch() throws {

@@ -104,6 +104,26 @@ struct CassetteRecorderTests {
         #expect(har.contains("[redacted: authorization]"))
     }
 
+    /// A cassette keeps a harness.yml, but a folder holding only a harness.yml is the user's project:
+    /// recording into it is refused, the file left where it is.
+    @Test func aFolderWithOnlyAHarnessYmlIsNotACassetteToReplace() throws {
+        let folder = try TemporaryFolder.make()
+        let file = folder.appendingPathComponent("harness.yml")
+        try Data("version: 1\n".utf8).write(to: file)
+        #expect(throws: CassetteError.self) { try CassetteRecorder(directory: folder, redactor: Redactor()) }
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        // Beside a meta.json it is a cassette's own: a new recording replaces the cassette, copy and all.
+        let first = try CassetteRecorder(directory: folder.appendingPathComponent("c"), redactor: Redactor())
+        Self.get(first).finish()
+        try first.close(
+            CassetteMeta(scenario: "first", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"),
+            configuration: Data("version: 1\n".utf8))
+        let second = try CassetteRecorder(directory: folder.appendingPathComponent("c"), redactor: Redactor())
+        Self.get(second).finish()
+        try second.close(CassetteMeta(scenario: "second", harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        #expect(try Cassette.open(folder.appendingPathComponent("c")).meta?.scenario == "second")
+    }
+
     @Test func anEarlierCassetteStaysWholeUntilTheNewOneIsClosed() throws {
         let folder = try TemporaryFolder.make()
         let first = try CassetteRecorder(directory: folder, redactor: Redactor())
