@@ -17,13 +17,9 @@ final class AcceptedPush: EventAttributeSource {
     /// The environment the push was accepted in (only `apns.request.accepted` names it).
     let environment: String
 
-    /// The name of the device the push is for, when it has one (a scenario's named devices).
-    let device: String?
-
-    init(_ notification: AcceptedNotification, environment: String, device: String? = nil) {
+    init(_ notification: AcceptedNotification, environment: String) {
         self.notification = notification
         self.environment = environment
-        self.device = device
     }
 
     func attributes(_ view: View) -> EventAttributes { EventAttributes(source: self, view: view.rawValue) }
@@ -32,7 +28,7 @@ final class AcceptedPush: EventAttributeSource {
         let notification = notification
         body("apnsId", notification.apnsId)
         body("deviceToken", notification.deviceToken)
-        if let device { body("device", device) }
+        if let device = notification.device { body("device", device) }
         body("priority", String(notification.priority))
         let view = View(rawValue: view)
         switch view {

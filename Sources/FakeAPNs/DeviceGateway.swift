@@ -34,9 +34,6 @@ public final class DeviceGateway: Sendable {
     }
 
     private let devices = LockedState<[String: Device]>([:])
-    /// The names of the devices registered with one (a scenario's named devices), by token: every
-    /// `apns.*` event about such a token names its device too.
-    private let names = LockedState<[String: String]>([:])
     private let timeline: Timeline
     private let log: NotificationLog
     private let policy: DeliveryPolicy
@@ -58,19 +55,19 @@ public final class DeviceGateway: Sendable {
         let token = Hex.lowercase((0..<32).map { _ in UInt8.random(in: 0...255) })
         devices.withLock {
             $0[token] = Device(
-                record: DeviceRecord(topic: topic, environment: environment), online: deliver != nil, deliver: deliver)
+                record: DeviceRecord(topic: topic, environment: environment, device: device), online: deliver != nil,
+                deliver: deliver)
         }
+        // Every `apns.*` event about a named device's token names it too: a push carries the name from its
+        // validation on (``AcceptedNotification/device``), the device's own events read it here.
         var attributes: EventAttributes = ["deviceToken": token, "topic": topic, "environment": environment]
-        if let device {
-            names.withLock { $0[token] = device }
-            attributes.merge(["device": device])
-        }
+        if let device { attributes.merge(["device": device]) }
         timeline.publish(.apnsDeviceRegistered, source: "apns", attributes)
         return token
     }
 
     /// The name the device of `token` registered with; nil for a device without one.
-    public func deviceName(of token: String) -> String? { names.withLock { $0[token] } }
+    public func deviceName(of token: String) -> String? { device(token)?.device }
 
     /// `attributes` about `token`, with its device's name when it has one.
     private func naming(_ token: String, _ attributes: EventAttributes) -> EventAttributes {
@@ -155,7 +152,6 @@ public final class DeviceGateway: Sendable {
             defer { devices.removeAll() }
             return Array(devices.values)
         }
-        names.withLock { $0.removeAll() }
         for device in all {
             for entry in device.stored.values { entry.timer.cancel() }
         }
@@ -320,7 +316,7 @@ public final class DeviceGateway: Sendable {
     private func delivery(of notification: AcceptedNotification) -> AcceptedPush {
         var bare = notification
         bare.payload = ""
-        return AcceptedPush(bare, environment: "", device: deviceName(of: notification.deviceToken))
+        return AcceptedPush(bare, environment: "")
     }
 
     /// Publishes a decision and returns it as the notification's fate.
@@ -329,7 +325,7 @@ public final class DeviceGateway: Sendable {
     ) -> Fate {
         // Added to the caller's own attributes, not merged into a copy of them.
         attributes.merge(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken])
-        if let name = deviceName(of: notification.deviceToken) { attributes.merge(["device": name]) }
+        if let name = notification.device { attributes.merge(["device": name]) }
         timeline.publish(kind, source: "apns", attributes)
         return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
     }

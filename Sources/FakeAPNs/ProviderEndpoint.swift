@@ -69,10 +69,7 @@ final class ProviderEndpoint: Sendable {
             delay = verdict.delay
             guard let refused = verdict.refusal else {
                 return accept(
-                    AcceptedPush(
-                        notification, environment: environment, device: gateway.deviceName(of: notification.deviceToken)
-                    ),
-                    request: request, at: receivedAt, delay: delay
+                    AcceptedPush(notification, environment: environment), request: request, at: receivedAt, delay: delay
                 )
             }
             refusal = refused

@@ -80,4 +80,6 @@ public struct AcceptedNotification: Sendable, Codable, Equatable {
     public var collapseId: String?
     /// The JSON payload exactly as sent.
     public var payload: String
+    /// The name its device registered with (a scenario's named device); nil for a device without one.
+    public var device: String? = nil
 }

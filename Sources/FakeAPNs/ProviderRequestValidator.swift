@@ -6,11 +6,14 @@ public struct DeviceRecord: Sendable, Equatable {
     public var environment: String
     /// Set when the app was removed: pushes get `410 Unregistered` with this time.
     public var unregisteredAt: Date?
+    /// The name the device registered with (a scenario's named device), for the events about it.
+    public var device: String?
 
-    public init(topic: String, environment: String, unregisteredAt: Date? = nil) {
+    public init(topic: String, environment: String, unregisteredAt: Date? = nil, device: String? = nil) {
         self.topic = topic
         self.environment = environment
         self.unregisteredAt = unregisteredAt
+        self.device = device
     }
 }
 
@@ -196,7 +199,7 @@ public struct ProviderRequestValidator: Sendable {
             // connection, and each copy of it would move its reference count between the cores.
             apnsId: apnsId, deviceToken: deviceToken, topic: suffix.isEmpty ? topic : record.topic, pushType: pushType,
             priority: priority,
-            expiration: expiration, collapseId: collapseId, payload: payload)
+            expiration: expiration, collapseId: collapseId, payload: payload, device: record.device)
     }
 
     /// The token of an `authorization: bearer <token>` header (the scheme in any case); nil otherwise.

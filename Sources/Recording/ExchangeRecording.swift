@@ -55,11 +55,13 @@ public final class ExchangeRecording {
     }
 
     /// The exchange ended early with no fault rule (the connection broke): the body stops where it is.
+    /// A body whose declared length had all gone out was not cut: the client closed after it (curl does,
+    /// once it has the bytes it was promised), before the response's end was handed over.
     public func cutShort() {
         guard entry.fault == nil else { return }
-        entry.fault = HAR.Fault(
-            kind: HAR.Fault.connectionClosed, atByte: body.size, how: "stall",
-            of: entry.responseHeader("content-length").flatMap(Int.init))
+        let declared = entry.responseHeader("content-length").flatMap(Int.init)
+        if let declared, body.size >= declared { return }
+        entry.fault = HAR.Fault(kind: HAR.Fault.connectionClosed, atByte: body.size, how: "stall", of: declared)
     }
 
     /// A body write of bytes in hand.

@@ -124,6 +124,23 @@ struct CassetteRecorderTests {
         #expect(try Cassette.open(folder.appendingPathComponent("c")).meta?.scenario == "second")
     }
 
+    /// Issue 32: a client that closed once it had every byte it was promised (curl does) made the
+    /// whole body look cut, so a replay would not cut a range from it. Only a body short of its length is.
+    @Test func aConnectionClosedAfterTheWholeBodyIsNoCut() throws {
+        let folder = try TemporaryFolder.make()
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        for length in [10, 5] {
+            let exchange = Self.get(recorder)
+            exchange.head(status: 200, statusText: "OK", headers: [("Content-Length", "10")])
+            exchange.write(Data(repeating: 7, count: length))
+            exchange.cutShort()
+            exchange.finish()
+        }
+        try recorder.close(CassetteMeta(scenario: nil, harnessYmlSha256: nil, seeds: [:], recordedAt: "now"))
+        let entries = try Cassette.open(folder).har.log.entries
+        #expect(entries.map(\.fault) == [nil, HAR.Fault(kind: "connectionClosed", atByte: 5, how: "stall", of: 10)])
+    }
+
     @Test func anEarlierCassetteStaysWholeUntilTheNewOneIsClosed() throws {
         let folder = try TemporaryFolder.make()
         let first = try CassetteRecorder(directory: folder, redactor: Redactor())
