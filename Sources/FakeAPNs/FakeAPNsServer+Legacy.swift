@@ -24,7 +24,8 @@ extension FakeAPNsServer {
             switch service {
             case .gateway:
                 try pipeline.addHandler(
-                    LegacyGatewayHandler(endpoint: endpoint, environment: configuration.environment))
+                    LegacyGatewayHandler(
+                        endpoint: endpoint, environment: configuration.environment, recorder: configuration.recorder))
             case .feedback:
                 try pipeline.addHandler(
                     FeedbackHandler(

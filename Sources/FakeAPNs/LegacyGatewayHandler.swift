@@ -1,6 +1,8 @@
+import Foundation
 import HarnessTimeline
 import NIOCore
 import NIOSSL
+import Recording
 
 /// Serves one connection to the legacy binary gateway: reads commands as they arrive
 /// (``LegacyFrameReader`` decides), hands each notification to the provider API's rules, and never
@@ -17,6 +19,10 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
 
     private let endpoint: ProviderEndpoint
     private let connection: ProviderConnection
+    /// Records each notification as an exchange, when the server records.
+    private let recorder: CassetteRecorder?
+    /// The connection's id in the cassette, taken at its first notification.
+    private var recordedConnection: String?
     /// Bytes of a command not yet complete; at most one frame's worth (``LegacyFrameReader/largestFrame``).
     private var pending: [UInt8] = []
     /// Set once the error response is written: nothing more is read.
@@ -24,8 +30,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     /// The identifier of the last notification taken, for the shutdown response.
     private var lastTaken: UInt32 = 0
 
-    init(endpoint: ProviderEndpoint, environment: String) {
+    init(endpoint: ProviderEndpoint, environment: String, recorder: CassetteRecorder? = nil) {
         self.endpoint = endpoint
+        self.recorder = recorder
         connection = ProviderConnection(environment: environment)
     }
 
@@ -50,7 +57,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 return refuse(response, context: context)
             case .notification(let notification, let length):
                 used += length
+                let recording = record(notification, channel: context.channel)
                 let status = endpoint.handleLegacy(notification, connection: connection)
+                Self.answer(recording, status: status)
                 if let status {
                     return refuse(
                         LegacyErrorResponse(status: status, identifier: notification.identifier), context: context)
@@ -86,6 +95,40 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     }
 
     /// Writes the error response and closes the connection once it is out.
+    /// Starts the record of a notification as the HTTP/2 request it stands for (its token in the path,
+    /// its expiry and priority as headers, its payload as the body), with its identifier, on the
+    /// `provider→apns` link.
+    private func record(_ notification: LegacyFrameReader.Notification, channel: any Channel) -> ExchangeRecording? {
+        guard let recorder else { return nil }
+        if recordedConnection == nil { recordedConnection = recorder.connectionID() }
+        let request = ProviderEndpoint.legacyRequest(notification)
+        let path = request.headers.first { $0.name == ":path" }?.value ?? "/"
+        let authority =
+            channel.localAddress.flatMap { address in address.ipAddress.map { "\($0):\(address.port ?? 0)" } }
+            ?? "localhost"
+        return recorder.exchange(
+            service: "apns", link: "provider→apns", connection: recordedConnection, method: "POST",
+            url: "apns-legacy://\(authority)\(path)", httpVersion: "APNs legacy binary",
+            headers: request.headers.filter { !$0.name.hasPrefix(":") } + [
+                (name: "x-legacy-identifier", value: "\(notification.identifier)")
+            ],
+            requestBody: String(decoding: request.body, as: UTF8.self), requestMimeType: "application/json")
+    }
+
+    /// The gateway's answer to a recorded notification: `200` when it was taken (the gateway answers
+    /// nothing), else the status of the error response it got, by its number.
+    private static func answer(_ recording: ExchangeRecording?, status: LegacyStatus?) {
+        guard let recording else { return }
+        if let status {
+            recording.head(
+                status: 400, statusText: "legacy status \(status.rawValue)",
+                headers: [(name: "x-legacy-status", value: "\(status.rawValue)")])
+        } else {
+            recording.head(status: 200, statusText: "OK", headers: [])
+        }
+        recording.finish()
+    }
+
     private func refuse(_ response: LegacyErrorResponse, context: ChannelHandlerContext) {
         guard !ended else { return }
         ended = true

@@ -28,6 +28,22 @@ import Testing
         if scenario == "pushchat-exchange" {
             #expect(transcripts == ["com.hollance.PushChat@alice.jsonl", "com.hollance.PushChat@bob.jsonl"])
             #expect(devices == ["alice", "bob"], "\(delivered)")
+            // What the backend sent through Apple's legacy gateway is in the traffic: each notification as
+            // the HTTP/2 request it stands for, with its identifier, and the gateway's answer.
+            let har = try #require(
+                JSONSerialization.jsonObject(with: Data(contentsOf: cassette.appendingPathComponent("traffic.har")))
+                    as? [String: Any])
+            let entries = ((har["log"] as? [String: Any])?["entries"] as? [[String: Any]]) ?? []
+            let legacy = entries.filter {
+                (($0["request"] as? [String: Any])?["url"] as? String)?.hasPrefix("apns-legacy://") == true
+            }
+            let bodies = legacy.compactMap {
+                (($0["request"] as? [String: Any])?["postData"] as? [String: Any])?["text"] as? String
+            }
+            #expect(bodies.contains { $0.contains("Alice: Hello from Alice") }, "\(legacy)")
+            #expect(bodies.contains { $0.contains("SteveJ: Hi Alice") }, "\(legacy)")
+            #expect(legacy.allSatisfy { $0["_link"] as? String == "provider→apns" }, "\(legacy)")
+            #expect(legacy.allSatisfy { ($0["response"] as? [String: Any])?["status"] as? Int == 200 }, "\(legacy)")
         } else {
             #expect(transcripts.count == 20 && transcripts.allSatisfy { $0.contains("@device") }, "\(transcripts)")
             #expect(devices.count == 20, "\(delivered)")
