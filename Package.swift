@@ -203,6 +203,7 @@ let package = Package(
         .executableTarget(
             name: "HarnessCLI",
             dependencies: [
+                "DeviceSimulator",
                 "FaultProxy",
                 "NetworkConditions",
                 "HarnessCore",

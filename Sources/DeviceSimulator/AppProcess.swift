@@ -151,7 +151,9 @@ public final class AppProcess: @unchecked Sendable {
         _ = Foundation.kill(leadsProcessGroup ? -pid : pid, number)
     }
 
-    private static func resolve(_ executable: String, in directory: URL) -> URL {
+    /// Where `executable` is: an absolute path as it is, a relative one from `directory`, a bare name on
+    /// `PATH` (or `directory`'s when `PATH` has none). What launches an app, and what a replay checks first.
+    public static func resolve(_ executable: String, in directory: URL) -> URL {
         if executable.hasPrefix("/") { return URL(fileURLWithPath: executable) }
         if executable.contains("/") { return directory.appendingPathComponent(executable) }
         let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"

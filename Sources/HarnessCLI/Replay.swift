@@ -1,4 +1,5 @@
 import ArgumentParser
+import DeviceSimulator
 import Foundation
 import HarnessCore
 import Recording
@@ -206,20 +207,17 @@ extension ReplayedRun {
     /// the app is built first, else the app's own; nil when each is found (a path from `base`, a bare
     /// name on `PATH`).
     static func missingProgram(of scenario: Scenario, in configuration: HarnessConfiguration, base: URL) -> String? {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         for name in Set(scenario.steps.compactMap(\.app)).sorted() {
             guard let app = configuration.apps[name] else { continue }
             let command = app.build ?? app.command
             guard let program = command.first else { continue }
             let what = app.build == nil ? "runs" : "is built with"
-            if program.contains("/") {
-                let url = program.hasPrefix("/") ? URL(fileURLWithPath: program) : base.appendingPathComponent(program)
-                if FileManager.default.isExecutableFile(atPath: url.path) { continue }
-                return "the app '\(name)' \(what) '\(program)', which is not an executable file in \(base.path) "
-                    + "(\(url.path)); replay from the project's folder with -c, or build the app there"
-            }
-            if path.contains(where: { FileManager.default.isExecutableFile(atPath: $0 + "/" + program) }) { continue }
-            return "the app '\(name)' \(what) '\(program)', which is not on PATH"
+            // Found as the launch finds it.
+            let url = AppProcess.resolve(program, in: base)
+            if FileManager.default.isExecutableFile(atPath: url.path) { continue }
+            guard program.contains("/") else { return "the app '\(name)' \(what) '\(program)', which is not on PATH" }
+            return "the app '\(name)' \(what) '\(program)', which is not an executable file in \(base.path) "
+                + "(\(url.path)); replay from the project's folder with -c, or build the app there"
         }
         return nil
     }

@@ -79,9 +79,7 @@ public struct Playback: Sendable {
         self.matching = matching
         keys = entries.enumerated().compactMap { index, entry in
             if let service, let recorded = entry.service, recorded != service { return nil }
-            // A failed flow (mitmproxy writes status 0) has no answer to give, unless it is our record of
-            // a connection closed on purpose before any status line; nor has an informational (1xx) one.
-            guard entry.response.status >= 200 || entry.response.status == 0 && entry.fault != nil else { return nil }
+            guard Self.answers(entry) else { return nil }
             let headers = entry.request.headers.map { (name: $0.name, value: $0.value) }
             let display =
                 "\(entry.request.method) \(Self.target(of: entry.request.url))"
@@ -104,13 +102,19 @@ public struct Playback: Sendable {
     /// How many entries can answer.
     public var count: Int { keys.count }
 
+    /// Whether an entry has an answer to give: not a flow that failed (mitmproxy's status 0), unless it
+    /// is our record of a connection closed on purpose before any status line; not an informational 1xx.
+    static func answers(_ entry: HAR.Entry) -> Bool {
+        entry.response.status >= 200 || entry.response.status == 0 && entry.fault != nil
+    }
+
     /// The entries that can never answer, each in words naming it: a flow that failed before any answer
     /// (status 0, as mitmproxy writes one) and an informational (1xx) answer. They count as not recorded.
     public static func skipped(entries: [HAR.Entry], service: String? = nil) -> [String] {
         entries.enumerated().compactMap { index, entry in
             if let service, let recorded = entry.service, recorded != service { return nil }
             let status = entry.response.status
-            guard status < 200, status != 0 || entry.fault == nil else { return nil }
+            guard !answers(entry) else { return nil }
             let why =
                 status == 0
                 ? "the flow failed before any answer (status 0)" : "an informational answer (\(status)) is no answer"

@@ -54,5 +54,17 @@ import Testing
             "\(buggy.transcript)")
         #expect(
             buggy.standardOutput.contains("replay: the first divergence from the recording:"), "\(buggy.transcript)")
+
+        // A scenario file whose app is not where it says: refused before anything starts, naming it.
+        let moved = elsewhere.appendingPathComponent("moved.yml")
+        let text = try String(contentsOf: cell.appendingPathComponent("harness.yml"), encoding: .utf8)
+        try text.replacingOccurrences(of: "[" + ScenarioFixtures.nasaTV + "]", with: "[bin/nasa-tv]").write(
+            to: moved, atomically: true, encoding: .utf8)
+        let missing = try await HarnessCommand.run(["replay", cell.path, "-c", moved.path], in: elsewhere)
+        #expect(missing.status == 2, "\(missing.transcript)")
+        #expect(
+            missing.standardError.contains(
+                "the app 'nasa-tv' runs 'bin/nasa-tv', which is not an executable file in \(elsewhere.path)"),
+            "\(missing.transcript)")
     }
 }
