@@ -30,6 +30,12 @@ struct Replay: AsyncParsableCommand {
             valueName: "profile"))
     var network: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Do not start this backend: answer the apps from the cassette and send again what it sent.",
+            valueName: "name"))
+    var withoutBackend: String?
+
     @Option(help: "How many seconds an event's distance from the event before it may move.")
     var tolerance: Double = TimelineComparison.Options().tolerance
 
@@ -82,6 +88,15 @@ struct Replay: AsyncParsableCommand {
         var runner = ScenarioRunner(configuration: configuration, baseDirectory: base, reportDirectory: reports)
         runner.logger = options.logger
         runner.replaying = opened
+        if let withoutBackend {
+            if let refusal = ReplayedRun.cannotStandIn(
+                for: withoutBackend, scenario: made.scenario, cassette: opened)
+            {
+                fail(refusal, code: 2)
+            }
+            runner.withoutBackend = withoutBackend
+            say("stands in for backend \(withoutBackend): it is not started; the cassette answers the apps")
+        }
         runner.matching = matching
         runner.comparison.tolerance = tolerance
         say("harness replay \(name) from \(cassette)")
@@ -179,7 +194,7 @@ extension Replay {
         said += plan.overrides.map { "overridden: " + $0 }
         if plan.configuration == .recorded {
             // A cassette's harness.yml runs its commands as one's own would: say which, before they run.
-            said += ReplayedRun.commands(of: scenario, in: configuration).map {
+            said += ReplayedRun.commands(of: scenario, in: configuration, without: withoutBackend).map {
                 "runs, as the cassette's harness.yml says: " + $0
             }
         }
@@ -188,15 +203,40 @@ extension Replay {
 }
 
 extension ReplayedRun {
+    /// Why a replay cannot stand in for `backend`, in words; nil when it can: the scenario names it and
+    /// no other backend (the cassette cannot tell which of two sent a notification), and the cassette
+    /// holds the apps' exchanges with it (recorded by a harness that keeps them).
+    static func cannotStandIn(for backend: String, scenario: Scenario, cassette: Cassette) -> String? {
+        guard scenario.backends.contains(backend) else {
+            let named = scenario.backends.isEmpty ? "none" : scenario.backends.joined(separator: ", ")
+            return "--without-backend: scenario '\(scenario.name)' has no backend '\(backend.prefix(100))' "
+                + "(its backends: \(named))"
+        }
+        let others = scenario.backends.filter { $0 != backend }
+        guard others.isEmpty else {
+            return "--without-backend: scenario '\(scenario.name)' runs \(others.joined(separator: ", ")) beside "
+                + "\(backend); what each sent cannot be told apart in the cassette, so only a scenario with one "
+                + "backend replays without it"
+        }
+        let service = BackendScript.service(of: backend)
+        guard cassette.har.log.entries.contains(where: { $0.service == service }) else {
+            return "--without-backend: \(cassette.directory.path) holds no exchange of the apps with backend "
+                + "\(backend) (a recording made before the harness kept them has none); record the run again"
+        }
+        return nil
+    }
+
     /// The commands the scenario runs: each app's build and launch command, each backend's.
-    static func commands(of scenario: Scenario, in configuration: HarnessConfiguration) -> [String] {
+    static func commands(of scenario: Scenario, in configuration: HarnessConfiguration, without: String? = nil)
+        -> [String]
+    {
         var lines: [String] = []
         for name in Set(scenario.steps.compactMap(\.app)).sorted() {
             guard let app = configuration.apps[name] else { continue }
             if let build = app.build { lines.append("app \(name) built with '\(build.joined(separator: " "))'") }
             lines.append("app \(name) '\(app.command.joined(separator: " "))'")
         }
-        for name in scenario.backends {
+        for name in scenario.backends where name != without {
             guard let backend = configuration.backend(named: name) else { continue }
             lines.append("backend \(name) '\(backend.command.joined(separator: " "))'")
         }

@@ -12,6 +12,8 @@ enum PushClient {
         request.headers.add(name: "X-Parse-Application-Id", value: parse.applicationId)
         request.headers.add(name: "X-Parse-Master-Key", value: parse.masterKey)
         request.headers.add(name: "Content-Type", value: "application/json")
+        // Recorded, the harness's own push is told from a backend's by this.
+        request.headers.add(name: "User-Agent", value: BackendScript.harnessUserAgent)
         request.body = .bytes(ByteBuffer(bytes: body))
         let response: HTTPClientResponse
         let answer: ByteBuffer

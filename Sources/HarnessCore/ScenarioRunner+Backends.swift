@@ -1,17 +1,34 @@
 import Backends
 import Foundation
 import HarnessTimeline
+import Recording
 
 extension ScenarioRunner {
     /// Starts the backends `scenario` names, in its order, each once the one before is ready, with the
     /// services' endpoints in their environment and in `endpoints.json` of the run's state; then tells
     /// the apps their URLs. Nil when it names none. The ports chosen for them are added to `ports`, for
     /// the caller to release when the run ends.
+    ///
+    /// Recording, the apps reach each backend with a port through a ``BackendDoor`` that records their
+    /// exchanges; replaying ``withoutBackend``, that backend is not started and a door with a
+    /// ``BackendStandIn`` takes its place. The doors are returned to be run beside the steps.
     func startBackends(
-        of scenario: Scenario, stack: ServiceStack, state: URL, timeline: Timeline, ports: inout [Int]
-    ) async throws -> BackendGroup? {
-        guard !scenario.backends.isEmpty else { return nil }
-        let configurations = scenario.backends.compactMap { configuration.backend(named: $0) }
+        of scenario: Scenario, stack: ServiceStack, state: URL, timeline: Timeline, recorder: CassetteRecorder?,
+        output: @escaping @Sendable (String) -> Void, ports: inout [Int]
+    ) async throws -> (group: BackendGroup?, doors: [BackendDoor]) {
+        guard !scenario.backends.isEmpty else { return (nil, []) }
+        var configurations = scenario.backends.compactMap { configuration.backend(named: $0) }
+        var doors: [BackendDoor] = []
+        if let withoutBackend, let replaying {
+            let standIn = try BackendStandIn(
+                name: withoutBackend, cassette: replaying, matching: matching, timeline: timeline, stack: stack,
+                output: output)
+            doors.append(try await BackendDoor.open(name: withoutBackend, mode: .standIn(standIn)))
+            configurations.removeAll { $0.name == withoutBackend }
+            timeline.publish(
+                .backendReady, source: "backend",
+                ["backend": withoutBackend, "how": BackendStandIn.readiness, "after": "0 seconds"])
+        }
         var chosen: [String: Int] = [:]
         for backend in configurations {
             switch backend.port {
@@ -31,6 +48,10 @@ extension ScenarioRunner {
         try endpoints.write(to: file)
         var variables = endpoints.environment
         variables["HARNESS_ENDPOINTS_FILE"] = file.path
+        // A stand-in's URL is the backend's for the others too.
+        for door in doors {
+            if let standing = configuration.backend(named: door.name) { variables[standing.urlVariable] = door.url }
+        }
         let folders = state.appendingPathComponent("backends")
         for backend in configurations {
             try FileManager.default.createDirectory(
@@ -39,23 +60,51 @@ extension ScenarioRunner {
         let plan = try BackendLaunchPlan(
             configurations, ports: chosen, endpoints: variables, inherited: ProcessInfo.processInfo.environment,
             baseDirectory: baseDirectory, dataDirectory: { folders.appendingPathComponent($0) })
-        let group = try await BackendGroup.start(plan.backends, environment: [:], timeline: timeline)
-        for device in stack.devices {
-            await device.simulator.setAppEnvironment(stack.appEnvironment.merging(plan.appEnvironment) { $1 })
+        var apps = plan.appEnvironment
+        for door in doors {
+            if let standing = configuration.backend(named: door.name) { apps[standing.urlVariable] = door.url }
         }
-        return group
+        let group =
+            plan.backends.isEmpty
+            ? nil : try await BackendGroup.start(plan.backends, environment: [:], timeline: timeline)
+        if let recorder {
+            // Recorded, the apps reach each backend through a door that keeps what they exchanged.
+            for backend in configurations {
+                guard let port = chosen[backend.name] else { continue }
+                let door = try await BackendDoor.open(
+                    name: backend.name, mode: .forward(port: port, recorder: recorder))
+                doors.append(door)
+                apps[backend.urlVariable] = door.url
+            }
+        }
+        for device in stack.devices {
+            await device.simulator.setAppEnvironment(stack.appEnvironment.merging(apps) { $1 })
+        }
+        return (group, doors)
     }
 
-    /// Runs `work` while the backends run: one that ends first fails the run with its last output.
+    /// Runs `work` while the backends run: one that ends first fails the run with its last output. The
+    /// doors to them serve until `work` is done.
     func watching<Value: Sendable>(
-        _ backends: BackendGroup?, _ work: @escaping @Sendable () async throws -> Value
+        _ backends: BackendGroup?, doors: [BackendDoor] = [], _ work: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        guard let backends else { return try await work() }
+        guard backends != nil || !doors.isEmpty else { return try await work() }
         return try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask { try await work() }
-            group.addTask {
-                if let failure = await backends.unexpectedEnd() { throw StepFailure(message: failure.description) }
-                return nil
+            if let backends {
+                group.addTask {
+                    if let failure = await backends.unexpectedEnd() {
+                        throw StepFailure(message: failure.description)
+                    }
+                    return nil
+                }
+            }
+            for door in doors {
+                // Serves until cancelled with the rest, once the work is done.
+                group.addTask {
+                    await door.run()
+                    return nil
+                }
             }
             defer { group.cancelAll() }
             while let next = try await group.next() {

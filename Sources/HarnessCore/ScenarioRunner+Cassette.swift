@@ -40,7 +40,7 @@ extension ScenarioRunner {
     /// what was recorded and whether the run got to its end.
     func closeCassette(
         _ recorder: CassetteRecorder, scenario: Scenario, outcome: RunOutcome, events: [TimelineEvent],
-        seeds: [String: UInt64], redactor: Redactor
+        seeds: [String: UInt64], redactor: Redactor, timelineAtStart: Double? = nil
     ) throws {
         var meta = CassetteMeta(
             scenario: scenario.name, harnessYmlSha256: harnessYmlSHA256, seeds: seeds,
@@ -52,6 +52,7 @@ extension ScenarioRunner {
         }
         meta.outcome = outcome.label
         meta.run = origin?.recipe(for: scenario)
+        meta.timelineAtStart = timelineAtStart
         let timeline = redactor.redact(String(decoding: try RunReport.timelineLines(events), as: UTF8.self))
         try recorder.close(meta, timeline: Data(timeline.utf8), configuration: origin?.configuration)
     }
@@ -87,7 +88,11 @@ extension ScenarioRunner {
         let now = result.outcome.label
         result.replayedVerdict = (recorded, now)
         do {
-            let recordedEvents = try cassette.timeline()
+            var recordedEvents = try cassette.timeline()
+            if let withoutBackend {
+                recordedEvents = BackendScript.standingIn(
+                    for: withoutBackend, in: recordedEvents, readiness: BackendStandIn.readiness)
+            }
             if let divergence = TimelineComparison.compare(
                 expected: recordedEvents, actual: events, options: comparison)
             {

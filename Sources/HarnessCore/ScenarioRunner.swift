@@ -23,6 +23,9 @@ public struct ScenarioRunner: Sendable {
     /// Replay this cassette: the media server answers from it, and the run's timeline is compared with
     /// the recorded one, which decides the outcome.
     public var replaying: Cassette?
+    /// Replaying, the backend not started: a stand-in answers the apps from the cassette and does again
+    /// what the backend did (`--without-backend`).
+    public var withoutBackend: String?
     /// How the replay's media requests are matched to the cassette's entries.
     public var matching = RequestMatching()
     public var comparison = TimelineComparison.Options()
@@ -66,6 +69,8 @@ public struct ScenarioRunner: Sendable {
         var services = scenario.overlay(on: configuration.services)
         var redactor = Self.redactor(for: services)
         var recorder: CassetteRecorder?
+        var timelineAtStart: Double?
+        var doors: [BackendDoor] = []
         var seeds: [String: UInt64] = [:]
         do {
             try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
@@ -75,7 +80,9 @@ public struct ScenarioRunner: Sendable {
             let state = reportDirectory.appendingPathComponent("state")
             if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
             if let recordInto {
-                recorder = try CassetteRecorder(directory: recordInto, redactor: redactor)
+                let opened = try CassetteRecorder(directory: recordInto, redactor: redactor)
+                timelineAtStart = max(timeline.elapsed - opened.elapsed / 1000, 0)
+                recorder = opened
                 services.recorder = recorder
             }
             // A replay's clock starts where the recording's did: recorded pushes are due by it.
@@ -95,10 +102,12 @@ public struct ScenarioRunner: Sendable {
             let digests = FixtureDigests(root: services.media.configuration.root)
             let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
             let started = try await startBackends(
-                of: scenario, stack: services, state: state, timeline: timeline, ports: &backendPorts)
-            backends = started
+                of: scenario, stack: services, state: state, timeline: timeline, recorder: recorder, output: output,
+                ports: &backendPorts)
+            backends = started.group
+            doors = started.doors
             (outcome, verdict, explanation) = try await services.whileRunning {
-                try await watching(started) {
+                try await watching(started.group, doors: started.doors) {
                     try await drive(scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
                 }
             }
@@ -123,6 +132,7 @@ public struct ScenarioRunner: Sendable {
         }
         // Teardown must finish even when the run was cancelled: the backends first, then the services.
         if let backends { await Task { await backends.stop() }.value }
+        for door in doors { await door.close() }
         if let stack { await Task { await stack.stop() }.value }
         // Only now: an app still running until the services stopped could reach another run's backend.
         FreePorts.shared.release(backendPorts)
@@ -140,7 +150,7 @@ public struct ScenarioRunner: Sendable {
             do {
                 try closeCassette(
                     recorder, scenario: scenario, outcome: outcome, events: timeline.events, seeds: seeds,
-                    redactor: redactor)
+                    redactor: redactor, timelineAtStart: timelineAtStart)
                 if keeping.keeps(outcome) {
                     result.cassette = recorder.directory
                     output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")

@@ -7,10 +7,15 @@ extension EventCatalogue {
             meaning: "The harness started a backend's process."),
         EventSpec(
             kind: .backendReady, source: "backend", attributes: ["backend", "how", "after"],
-            meaning: "A backend became ready (`how`: its readiness check) `after` its start; the next one starts now."),
+            meaning:
+                "A backend became ready (`how`: its readiness check) `after` its start; the next one starts now. "
+                + "A replay `--without-backend` says it of its stand-in, at once (`how`: a stand-in answering from the cassette)."
+        ),
         EventSpec(
-            kind: .backendOutput, source: "backend", attributes: ["backend", "line"],
-            meaning: "A line a backend printed on its standard output or error."),
+            kind: .backendOutput, source: "backend", attributes: ["backend", "line", "replayed"],
+            meaning:
+                "A line a backend printed on its standard output or error; `replayed: true` when a replay "
+                + "`--without-backend` says again a line the recorded backend printed, at its recorded moment."),
         EventSpec(
             kind: .backendExited, source: "backend", attributes: ["backend", "how"],
             meaning:

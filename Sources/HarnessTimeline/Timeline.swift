@@ -69,6 +69,12 @@ public final class Timeline: Sendable {
         Timeline(base: base ?? self, stamp: stamp.merging(attributes))
     }
 
+    /// Seconds since the timeline began, as an event published now would have.
+    public var elapsed: Double {
+        if let base { return base.elapsed }
+        return Double(DispatchTime.now().uptimeNanoseconds &- start) / 1e9
+    }
+
     /// Appends an event and hands it to every subscriber.
     @discardableResult
     public func publish(_ kind: EventKind, source: String, _ attributes: EventAttributes = [:]) -> TimelineEvent {

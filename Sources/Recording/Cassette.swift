@@ -73,6 +73,10 @@ public struct Cassette: Sendable {
                 problem: "format version \(meta.version) is newer than this harness reads "
                     + "(\(CassetteMeta.currentVersion)); use a newer harness")
         }
+        if let lead = meta.timelineAtStart, !(lead.isFinite && lead >= 0 && lead <= 1e9) {
+            throw CassetteError(
+                file: metaURL.path, jsonPath: "$.timelineAtStart", problem: "\(lead) is not seconds from 0 to 10^9")
+        }
         let harURL = url.appendingPathComponent("traffic.har")
         guard let harData = try folder.read("traffic.har", atMost: HARReader.largestDocument) else {
             throw CassetteError(file: harURL.path, problem: "is missing: \(url.path) is not a whole cassette")

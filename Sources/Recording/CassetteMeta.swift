@@ -27,6 +27,9 @@ public struct CassetteMeta: Codable, Sendable, Equatable {
     /// How the run was made, for `harness replay DIR` to make it again; nil in a version 1 cassette and
     /// in a `harness serve` recording.
     public var run: Run?
+    /// The run's timeline clock, in seconds, when the cassette's clock (entries' `_offset`) began: what
+    /// places the timeline's events among the entries. Nil in older cassettes and `harness serve` ones.
+    public var timelineAtStart: Double?
 
     public init(scenario: String?, harnessYmlSha256: String?, seeds: [String: UInt64], recordedAt: String) {
         self.format = Self.formatName

@@ -70,7 +70,8 @@ public struct Playback: Sendable {
     }
 
     private let matching: RequestMatching
-    private let keys: [(index: Int, key: RequestMatching.Key, display: String, path: String, whole: Bool)]
+    private let keys:
+        [(index: Int, key: RequestMatching.Key, display: String, path: String, whole: Bool, body: String?)]
     private var played: Set<Int> = []
 
     /// - Parameter service: only entries recorded for this service (`media`), and entries without a
@@ -94,7 +95,7 @@ public struct Playback: Sendable {
                 && !headers.contains { $0.name.lowercased() == "range" }
             return (
                 index, matching.key(method: entry.request.method, url: entry.request.url, headers: headers), display,
-                URLComponents(string: entry.request.url)?.percentEncodedPath ?? "", whole
+                URLComponents(string: entry.request.url)?.percentEncodedPath ?? "", whole, entry.request.postData?.text
             )
         }
     }
@@ -127,7 +128,13 @@ public struct Playback: Sendable {
     }
 
     /// The entry that answers `method` on `target` (a path with its query) with `headers`.
-    public mutating func answer(method: String, target: String, headers: [(name: String, value: String)]) -> Answer {
+    ///
+    /// - Parameter body: the request's body, for requests that differ only there (a backend's
+    ///   `POST /api.php` with its command in a form): among the matches not yet played, the one whose
+    ///   recorded body agrees most with it (``BodyLikeness``), the first in recorded order on a tie.
+    public mutating func answer(
+        method: String, target: String, headers: [(name: String, value: String)], body: String? = nil
+    ) -> Answer {
         var key = matching.key(method: method, url: "http://recorded" + target, headers: headers)
         // `Range` is defined for GET alone: a HEAD's is no part of what it asks.
         if method.uppercased() == "HEAD" {
@@ -146,7 +153,15 @@ public struct Playback: Sendable {
             }
             return .notRecorded(nearest: nearest(to: target))
         }
-        let chosen = matches.first { !played.contains($0.index) } ?? matches[matches.count - 1]
+        let unplayed = matches.filter { !played.contains($0.index) }
+        var chosen = unplayed.first ?? matches[matches.count - 1]
+        if let body, unplayed.count > 1 {
+            var best = BodyLikeness.score(chosen.body, body)
+            for candidate in unplayed.dropFirst() {
+                let score = BodyLikeness.score(candidate.body, body)
+                if score > best { (chosen, best) = (candidate, score) }
+            }
+        }
         played.insert(chosen.index)
         // Matching that does not compare `Range` found a whole answer: the range is still cut from it.
         return ranged && chosen.whole ? .cut(chosen.index) : .entry(chosen.index)
@@ -165,6 +180,20 @@ public struct Playback: Sendable {
         guard let components = URLComponents(string: url) else { return url }
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         return components.percentEncodedQuery.map { "\(path)?\($0)" } ?? path
+    }
+}
+
+/// How much a recorded request body agrees with a new one: the same bytes score highest; form bodies
+/// (`a=1&b=2`) score one per `name=value` pair they share, so that `cmd=join&name=Alice&udid=…` finds
+/// Alice's recorded JOIN though the udid is new; anything else scores nothing.
+public enum BodyLikeness {
+    public static func score(_ recorded: String?, _ body: String) -> Int {
+        guard let recorded else { return 0 }
+        if recorded == body { return Int.max }
+        guard recorded.contains("="), body.contains("=") else { return 0 }
+        // Bounded: a huge body is compared by its first pairs.
+        let mine = Set(recorded.split(separator: "&").prefix(256))
+        return body.split(separator: "&").prefix(256).reduce(0) { $0 + (mine.contains($1) ? 1 : 0) }
     }
 }
 

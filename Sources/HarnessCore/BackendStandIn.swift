@@ -1,0 +1,332 @@
+import AsyncHTTPClient
+import Foundation
+import HarnessTimeline
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import Recording
+
+/// A recorded backend in its own place (`harness replay DIR --without-backend NAME`): it answers the
+/// apps from the cassette, matched as the media server matches (the body choosing among requests that
+/// differ only there), and does again what the backend did on its own (``BackendScript``), each thing
+/// the recorded time after the answer it followed, with this run's device tokens for the recorded ones.
+final class BackendStandIn: Sendable {
+    let name: String
+    private let cassette: Cassette
+    private let timeline: Timeline
+    private let stack: ServiceStack
+    private let tokens: RecordedTokens
+    private let output: @Sendable (String) -> Void
+    private let state: LockedState<(playback: Playback, script: BackendScript)>
+    private let due: AsyncStream<(cue: BackendScript.Cue, at: ContinuousClock.Instant)>
+    private let schedule: AsyncStream<(cue: BackendScript.Cue, at: ContinuousClock.Instant)>.Continuation
+
+    /// How the stand-in is ready, as `backend.ready` says it.
+    static let readiness = "a stand-in answering from the cassette"
+
+    init(
+        name: String, cassette: Cassette, matching: RequestMatching, timeline: Timeline, stack: ServiceStack,
+        output: @escaping @Sendable (String) -> Void
+    ) throws {
+        self.name = name
+        self.cassette = cassette
+        self.timeline = timeline
+        self.stack = stack
+        self.output = output
+        let recorded = try cassette.timeline()
+        tokens = RecordedTokens(recorded: recorded)
+        let script = BackendScript(
+            backend: name, entries: cassette.har.log.entries, events: recorded,
+            timelineAtStart: cassette.meta?.timelineAtStart)
+        let playback = Playback(
+            entries: cassette.har.log.entries, matching: matching, service: BackendScript.service(of: name))
+        state = LockedState((playback, script))
+        (due, schedule) = AsyncStream.makeStream()
+    }
+
+    /// Does what is due, each when it is due, until cancelled: first what the backend did before any
+    /// app asked it anything, then what followed each answer as the answers go.
+    func run() async {
+        defer { schedule.finish() }
+        let started = ContinuousClock.now
+        for cue in state.withLock({ $0.script.answered(nil) }) {
+            schedule.yield((cue, started.advanced(by: .milliseconds(Int64(cue.delay.rounded())))))
+        }
+        await withDiscardingTaskGroup { group in
+            for await (cue, at) in due {
+                group.addTask {
+                    do {
+                        try await Task.sleep(until: at, clock: .continuous)
+                    } catch {
+                        return
+                    }
+                    await self.perform(cue.action)
+                }
+            }
+        }
+    }
+
+    /// The recorded answer to an app's request, or a 502 naming the nearest recorded request.
+    func answer(_ request: HTTPRequestHead, body: Data) async -> BackendDoor.Answer {
+        let headers = request.headers.map { (name: $0.name, value: $0.value) }
+        let text = body.isEmpty ? nil : String(decoding: body, as: UTF8.self)
+        let now = ContinuousClock.now
+        let (answer, cues) = state.withLock { state -> (Playback.Answer, [BackendScript.Cue]) in
+            let answer = state.playback.answer(
+                method: request.method.rawValue, target: request.uri, headers: headers, body: text)
+            switch answer {
+            case .entry(let index), .cut(let index): return (answer, state.script.answered(index))
+            case .notRecorded: return (answer, [])
+            }
+        }
+        let index: Int
+        switch answer {
+        case .entry(let entry), .cut(let entry):
+            index = entry
+        case .notRecorded(let nearest):
+            let said =
+                "\(request.method.rawValue) \(request.uri.prefix(200)) was not recorded from backend \(name)"
+                + (nearest.map { "; the nearest recorded request is \($0)" } ?? "")
+            output("stand-in for backend \(name): " + said)
+            return .text(502, said, header: (name: "X-Harness-Not-Recorded", value: String(said.prefix(300))))
+        }
+        let entry = cassette.har.log.entries[index]
+        let bytes: Data
+        do {
+            bytes = try await Self.read(cassette.body(of: index))
+        } catch {
+            return .text(502, "the recorded answer of entry \(index) cannot be read: \(error)")
+        }
+        for cue in cues {
+            schedule.yield((cue, now.advanced(by: .milliseconds(Int64(cue.delay.rounded())))))
+        }
+        return BackendDoor.Answer(
+            status: entry.response.status, reason: entry.response.statusText,
+            headers: entry.response.headers.map { (name: $0.name, value: $0.value) }, body: bytes)
+    }
+
+    /// A recorded body: in the HAR, or a file of the cassette read on NIO's blocking-I/O threads.
+    private static func read(_ body: Cassette.Body) async throws -> Data {
+        switch body {
+        case .inline(let data):
+            return data
+        case .file(let url, let size):
+            guard size <= BackendDoor.largestAnswer else {
+                throw StandInError(problem: "it is \(size) bytes, more than a door answers")
+            }
+            return try await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: url) }
+        }
+    }
+
+    private func perform(_ action: BackendScript.Action) async {
+        let entries = cassette.har.log.entries
+        let replacements = tokens.replacements(current: timeline.events)
+        do {
+            switch action {
+            case .output(let line):
+                timeline.publish(
+                    .backendOutput, source: "backend", ["backend": name, "line": line, "replayed": "true"])
+            case .legacyNotification(let index):
+                let frame = try LegacyFrame(entry: entries[index], replacing: replacements)
+                guard let port = stack.apns.legacyPort else {
+                    throw StandInError(problem: "the legacy gateway is not listening (services.apns.legacyPort)")
+                }
+                let topic = topic(of: frame.token, replacements: replacements)
+                try await exchange(port: port, topic: topic, sending: frame.bytes)
+                output("stand-in for backend \(name): sent entry \(index) again through the legacy gateway")
+            case .feedbackRead(let topic):
+                guard let port = stack.apns.feedbackPort else {
+                    throw StandInError(problem: "the feedback service is not listening (services.apns.feedbackPort)")
+                }
+                try await exchange(port: port, topic: topic, sending: [])
+            case .parsePush(let index):
+                let text = RecordedTokens.replacing(replacements, in: entries[index].request.postData?.text ?? "")
+                try await PushClient.send(Data(text.utf8), to: stack)
+                output("stand-in for backend \(name): sent entry \(index) again through Parse")
+            case .providerRequest(let index):
+                try await sendProviderRequest(entries[index], replacements: replacements)
+                output("stand-in for backend \(name): sent entry \(index) again to APNs")
+            }
+        } catch let failure as StepFailure {
+            output("stand-in for backend \(name): \(describe(action)) failed: \(failure.message)")
+        } catch {
+            output("stand-in for backend \(name): \(describe(action)) failed: \(error)")
+        }
+    }
+
+    private func describe(_ action: BackendScript.Action) -> String {
+        switch action {
+        case .output: "a line"
+        case .legacyNotification(let index): "entry \(index) (a legacy notification)"
+        case .feedbackRead(let topic): "the feedback read for \(topic)"
+        case .parsePush(let index): "entry \(index) (a push through Parse)"
+        case .providerRequest(let index): "entry \(index) (a request to APNs)"
+        }
+    }
+
+    /// The topic a notification to `token` goes to: its device's app's, as recorded.
+    private func topic(of token: [UInt8], replacements: [String: String]) -> String {
+        let hex = token.map { String(format: "%02x", $0) }.joined()
+        let recorded = replacements.first { $0.value == hex }?.key ?? hex
+        return tokens.owners[recorded]?.topic ?? ""
+    }
+
+    /// A TLS client the legacy services take: a push certificate for `topic`, APNs's own CA trusted.
+    private func tls(topic: String) throws -> TLSConfiguration {
+        let issued = try stack.apns.authority.issuePushCertificate(
+            bundleId: topic, environments: ["sandbox", "production"])
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates([
+            try NIOSSLCertificate(bytes: Array(stack.apns.authority.pem.utf8), format: .pem)
+        ])
+        tls.certificateChain = [
+            .certificate(try NIOSSLCertificate(bytes: Array(issued.certificatePEM.utf8), format: .pem))
+        ]
+        tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem))
+        tls.certificateVerification = .noHostnameVerification
+        return tls
+    }
+
+    /// Connects to a legacy service on `port` and, once TLS is up, writes `bytes` and closes, as a
+    /// provider that has sent its notifications does; with nothing to write, waits until the service
+    /// closes (the feedback service, once it has listed its tokens). The connection ends as the
+    /// recorded backend ended its own: with TLS's close_notify, or (``BackendScript/closesUncleanly``)
+    /// with the socket alone, as a client that closes without shutting TLS down does.
+    private func exchange(port: Int, topic: String, sending bytes: [UInt8]) async throws {
+        let context = try NIOSSLContext(configuration: tls(topic: topic))
+        let host = stack.apns.configuration.host
+        let unclean = state.withLock { $0.script.closesUncleanly }
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let handshake = loop.makePromise(of: Void.self)
+        let ended = loop.makePromise(of: Void.self)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: loop)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(SocketEnd())
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: context, serverHostname: nil))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ConnectionWatch(handshake: handshake, ended: ended, unclean: unclean))
+                    }
+                }
+                .connect(host: host, port: port).get()
+        } catch {
+            handshake.fail(error)
+            ended.succeed(())
+            throw error
+        }
+        do {
+            try await handshake.futureResult.get()
+            if bytes.isEmpty {
+                try await ended.futureResult.get()
+            } else {
+                try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
+            }
+        } catch {
+            channel.close(promise: nil)
+            throw error
+        }
+        if unclean {
+            // Closed from under TLS: the socket alone.
+            try? await channel.pipeline.context(handlerType: SocketEnd.self).map { $0.close(promise: nil) }.get()
+        } else {
+            channel.close(promise: nil)
+        }
+        try await channel.closeFuture.get()
+    }
+
+    /// Sends a recorded HTTP/2 request to APNs again, with a push certificate for its topic in place of
+    /// whatever credential it carried.
+    private func sendProviderRequest(_ entry: HAR.Entry, replacements: [String: String]) async throws {
+        let topic = entry.requestHeader("apns-topic") ?? ""
+        let client = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+            configuration: HTTPClient.Configuration(tlsConfiguration: try tls(topic: topic)))
+        let path = URLComponents(string: entry.request.url)?.percentEncodedPath ?? "/"
+        var request = HTTPClientRequest(url: stack.apns.url + RecordedTokens.replacing(replacements, in: path))
+        request.method = .init(rawValue: entry.request.method)
+        for header in entry.request.headers
+        where !header.name.hasPrefix(":")
+            && !["authorization", "host", "content-length"].contains(header.name.lowercased())
+        {
+            request.headers.add(name: header.name, value: header.value)
+        }
+        if let text = entry.request.postData?.text {
+            request.body = .bytes(ByteBuffer(string: RecordedTokens.replacing(replacements, in: text)))
+        }
+        do {
+            let response = try await client.execute(request, timeout: .seconds(30))
+            _ = try await response.body.collect(upTo: 1 << 20)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+}
+
+/// Why a stand-in could not do something a recorded backend did.
+struct StandInError: Error, CustomStringConvertible {
+    var problem: String
+    var description: String { problem }
+}
+
+/// The first handler of a legacy connection, under TLS: a close from its place ends the socket
+/// without TLS's close_notify. Armed (once TLS is up, when the stand-in ends its connections as the
+/// recorded backend did, uncleanly), whatever the service sends next ends the socket before TLS reads
+/// it: a service's close_notify is never answered, as Python's unwrapped socket never answers it.
+private final class SocketEnd: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    var armed = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard armed else { return context.fireChannelRead(data) }
+        context.close(promise: nil)
+    }
+}
+
+/// Says when a connection's TLS handshake is done and when the connection has ended.
+private final class ConnectionWatch: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let handshake: EventLoopPromise<Void>
+    private let ended: EventLoopPromise<Void>
+    private let unclean: Bool
+
+    init(handshake: EventLoopPromise<Void>, ended: EventLoopPromise<Void>, unclean: Bool) {
+        self.handshake = handshake
+        self.ended = ended
+        self.unclean = unclean
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // What the service says is not the stand-in's to read: the feedback list was recorded.
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted = event as? TLSUserEvent {
+            // In the same turn of the event loop: nothing the service sends can come before.
+            if unclean, let socket = try? context.pipeline.syncOperations.handler(type: SocketEnd.self) {
+                socket.armed = true
+            }
+            handshake.succeed(())
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        handshake.fail(error)
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        handshake.fail(ChannelError.eof)
+        ended.succeed(())
+        context.fireChannelInactive()
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import HarnessTimeline
+
+/// What a backend did in a recording, for a replay that runs without it (`harness replay DIR
+/// --without-backend NAME`): the answers it gave the apps (the entries recorded on `app→backend`), and
+/// what it did on its own — the notifications it sent (the legacy gateway's frames, HTTP/2 requests
+/// to APNs, pushes through Parse), the feedback service it read, the lines it printed — each tied to
+/// the request it followed and how long after that request came, so that a replay on a slower machine keeps cause
+/// before effect. A value: the stand-in asks it what is due once it has answered an entry.
+public struct BackendScript: Sendable, Equatable {
+    /// One thing the backend did on its own.
+    public enum Action: Sendable, Equatable {
+        /// A notification through the legacy binary gateway: entry `entry` of the HAR.
+        case legacyNotification(entry: Int)
+        /// A request to APNs's HTTP/2 provider API: entry `entry`.
+        case providerRequest(entry: Int)
+        /// A push through Parse (`POST …/push`): entry `entry`.
+        case parsePush(entry: Int)
+        /// A read of APNs's feedback service with a certificate for `topic`.
+        case feedbackRead(topic: String)
+        /// A line the backend printed.
+        case output(line: String)
+    }
+
+    /// An action, due `delay` milliseconds after the request of entry `after` came (after the stand-in
+    /// started, when nil: the backend did it before any app asked it anything). A request, not its
+    /// answer: a backend prints, and may push, while it answers.
+    public struct Cue: Sendable, Equatable {
+        public var after: Int?
+        public var delay: Double
+        public var action: Action
+    }
+
+    /// The service name its answers were recorded under: `backend:<name>`.
+    public static func service(of backend: String) -> String { "backend:\(backend)" }
+
+    public let backend: String
+    /// The HAR entries of its answers to the apps, in recorded order.
+    public let answers: [Int]
+    public let cues: [Cue]
+    /// Whether the backend ended its connections to APNs's legacy services without TLS's close_notify
+    /// (as Python's `ssl` does when a socket is closed unwrapped): the service then recorded
+    /// `apns.connection.closed` with `why: uncleanShutdown`, which a stand-in makes again by ending its
+    /// own the same way.
+    public let closesUncleanly: Bool
+    private var cued: Set<Int> = []
+
+    /// - Parameters:
+    ///   - entries: the cassette's HAR entries.
+    ///   - events: the recorded timeline.
+    ///   - timelineAtStart: the timeline's clock, in seconds, when the cassette's began
+    ///     (``CassetteMeta/timelineAtStart``); without it, events are placed as if both began together.
+    public init(backend: String, entries: [HAR.Entry], events: [TimelineEvent], timelineAtStart: Double?) {
+        self.backend = backend
+        let service = Self.service(of: backend)
+        let answers = entries.indices.filter { entries[$0].service == service && entries[$0].link == "app→backend" }
+        self.answers = answers
+        // When each request came.
+        let ends = answers.map { (entry: $0, end: entries[$0].offset ?? 0) }.sorted { $0.end < $1.end }
+        func cue(at moment: Double, _ action: Action) -> Cue {
+            // A day at most: numbers from a file are bounded before a clock adds them.
+            func bounded(_ delay: Double) -> Double { delay.isFinite ? min(max(delay, 0), 86_400_000) : 0 }
+            guard let anchor = ends.last(where: { $0.end <= moment }) else {
+                return Cue(after: nil, delay: bounded(moment), action: action)
+            }
+            return Cue(after: anchor.entry, delay: bounded(moment - anchor.end), action: action)
+        }
+        var timed: [(at: Double, cue: Cue)] = []
+        for (index, entry) in entries.enumerated() {
+            let at = entry.offset ?? 0
+            let url = entry.request.url
+            if entry.link == "provider→apns" {
+                let action: Action =
+                    url.hasPrefix("apns-legacy://")
+                    ? .legacyNotification(entry: index) : .providerRequest(entry: index)
+                timed.append((at, cue(at: at, action)))
+            } else if entry.link == "backend→parse", entry.request.method == "POST",
+                URLComponents(string: url)?.path.hasSuffix("/push") == true,
+                !(entry.requestHeader("user-agent") ?? "").hasPrefix(Self.harnessUserAgent)
+            {
+                timed.append((at, cue(at: at, .parsePush(entry: index))))
+            }
+        }
+        let lead = (timelineAtStart ?? 0) * 1000
+        closesUncleanly = events.contains { $0.kind == .apnsConnectionClosed && $0["why"] == "uncleanShutdown" }
+        for event in events {
+            let at = event.elapsed * 1000 - lead
+            if event.kind == .apnsFeedbackRead, let topic = event["topic"] {
+                timed.append((at, cue(at: at, .feedbackRead(topic: topic))))
+            } else if event.kind == .backendOutput, event["backend"] == backend, let line = event["line"] {
+                timed.append((at, cue(at: at, .output(line: line))))
+            }
+        }
+        cues = timed.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element.cue)
+    }
+
+    /// The `User-Agent` of the harness's own requests (a `push` step's push through Parse): what the
+    /// harness sends is not the backend's to send again.
+    public static let harnessUserAgent = "PushHarness"
+
+    /// What is due once the stand-in has answered with `entry` (nil: once it has started), each only
+    /// the first time: an entry answered again (a client asking twice) repeats nothing.
+    public mutating func answered(_ entry: Int?) -> [Cue] {
+        if let entry {
+            guard !cued.contains(entry) else { return [] }
+            cued.insert(entry)
+        }
+        return cues.filter { $0.after == entry }
+    }
+}
+
+/// The recording's device tokens, each with what it stands for in a replay: the token the same
+/// device (by name) has for the same topic now. Tokens are new in every run; a backend's recorded
+/// notification names the recorded one.
+public struct RecordedTokens: Sendable, Equatable {
+    /// A recorded token's device and topic, as `apns.device.registered` gave them.
+    public struct Owner: Sendable, Equatable, Hashable {
+        public var device: String
+        public var topic: String
+    }
+
+    public let owners: [String: Owner]
+
+    public init(recorded events: [TimelineEvent]) {
+        var owners: [String: Owner] = [:]
+        for event in events where event.kind == .apnsDeviceRegistered {
+            guard let token = event["deviceToken"], let device = event["device"], let topic = event["topic"] else {
+                continue
+            }
+            owners[token.lowercased()] = Owner(device: device, topic: topic)
+        }
+        self.owners = owners
+    }
+
+    /// Recorded token → the token of its device and topic among `current` events; a recorded token
+    /// whose device has registered no token now is left out.
+    public func replacements(current events: [TimelineEvent]) -> [String: String] {
+        var now: [Owner: String] = [:]
+        for event in events where event.kind == .apnsDeviceRegistered {
+            guard let token = event["deviceToken"], let device = event["device"], let topic = event["topic"] else {
+                continue
+            }
+            now[Owner(device: device, topic: topic)] = token.lowercased()
+        }
+        var replacements: [String: String] = [:]
+        for (token, owner) in owners {
+            if let current = now[owner] { replacements[token] = current }
+        }
+        return replacements
+    }
+
+    /// `text` with each recorded token replaced by its replacement (hex in any case).
+    public static func replacing(_ replacements: [String: String], in text: String) -> String {
+        var text = text
+        for (recorded, current) in replacements where text.localizedCaseInsensitiveContains(recorded) {
+            text = text.replacingOccurrences(of: recorded, with: current, options: .caseInsensitive)
+        }
+        return text
+    }
+}
+
+extension BackendScript {
+    /// The recorded timeline as a replay standing in for `backend` is compared with it: the events of
+    /// the backend's process (`backend.started`, `backend.exited`, `backend.stopped`) left out, as no
+    /// process runs, and its `backend.ready` saying how the stand-in is ready.
+    public static func standingIn(for backend: String, in events: [TimelineEvent], readiness: String) -> [TimelineEvent]
+    {
+        let process: Set<EventKind> = [.backendStarted, .backendExited, .backendStopped]
+        return events.compactMap { event in
+            guard event["backend"] == backend, event.source == "backend" else { return event }
+            if process.contains(event.kind) { return nil }
+            guard event.kind == .backendReady else { return event }
+            var ready = event
+            ready.attributes["how"] = readiness
+            return ready
+        }
+    }
+}
