@@ -278,6 +278,7 @@ let package = Package(
             name: "HarnessCoreTests",
             dependencies: [
                 "Backends", "HarnessCore", "HarnessTimeline", "NetworkConditions", "DeviceSimulator", "TestSupport",
+                "FakeAPNs", "Recording",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -49,6 +49,9 @@ final class APNsProvider: Sendable {
         var channel: EventLoopFuture<any Channel>
     }
 
+    /// What Parse's requests to APNs say they come from.
+    static let userAgent = "PushHarness FakeParse"
+
     init(configuration: APNsProviderConfiguration) throws {
         self.configuration = configuration
         guard let url = URL(string: configuration.url), url.scheme == "https", let host = url.host(), !host.isEmpty
@@ -213,6 +216,8 @@ final class APNsProvider: Sendable {
         headers.add(name: ":path", value: "/3/device/" + token, indexing: .nonIndexable)
         headers.add(name: ":authority", value: authority)
         headers.add(name: "authorization", value: bearer)
+        // A recording tells Parse's own requests from a backend's by it (docs/cassettes.md).
+        headers.add(name: "user-agent", value: Self.userAgent)
         // An installation without an appIdentifier sends no topic; APNs answers for it (MissingTopic).
         var fields = [("apns-push-type", notification.pushType), ("apns-priority", notification.priority)]
         if !notification.topic.isEmpty { fields.append(("apns-topic", notification.topic)) }

@@ -146,8 +146,8 @@ final class BackendStandIn: Sendable {
                 try await PushClient.send(Data(text.utf8), to: stack)
                 output("stand-in for backend \(name): sent entry \(index) again through Parse")
             case .providerRequest(let index):
-                try await sendProviderRequest(entries[index], replacements: replacements)
-                output("stand-in for backend \(name): sent entry \(index) again to APNs")
+                let status = try await sendProviderRequest(entries[index], replacements: replacements)
+                output("stand-in for backend \(name): sent entry \(index) again to APNs, which answered \(status)")
             }
         } catch let failure as StepFailure {
             output("stand-in for backend \(name): \(describe(action)) failed: \(failure.message)")
@@ -191,13 +191,9 @@ final class BackendStandIn: Sendable {
 
     /// Connects to a legacy service on `port` and, once TLS is up, writes `bytes` and closes, as a
     /// provider that has sent its notifications does; with nothing to write, waits until the service
-    /// closes (the feedback service, once it has listed its tokens). The connection ends as the
-    /// recorded backend ended its own: with TLS's close_notify, or (``BackendScript/closesUncleanly``)
-    /// with the socket alone, as a client that closes without shutting TLS down does.
+    /// closes (the feedback service, once it has listed its tokens).
     private func exchange(port: Int, topic: String, sending bytes: [UInt8]) async throws {
         let context = try NIOSSLContext(configuration: tls(topic: topic))
-        let host = stack.apns.configuration.host
-        let unclean = state.withLock { $0.script.closesUncleanly }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let handshake = loop.makePromise(of: Void.self)
         let ended = loop.makePromise(of: Void.self)
@@ -207,14 +203,13 @@ final class BackendStandIn: Sendable {
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(SocketEnd())
                         try channel.pipeline.syncOperations.addHandler(
                             NIOSSLClientHandler(context: context, serverHostname: nil))
                         try channel.pipeline.syncOperations.addHandler(
-                            ConnectionWatch(handshake: handshake, ended: ended, unclean: unclean))
+                            ConnectionWatch(handshake: handshake, ended: ended))
                     }
                 }
-                .connect(host: host, port: port).get()
+                .connect(host: stack.apns.configuration.host, port: port).get()
         } catch {
             handshake.fail(error)
             ended.succeed(())
@@ -231,18 +226,13 @@ final class BackendStandIn: Sendable {
             channel.close(promise: nil)
             throw error
         }
-        if unclean {
-            // Closed from under TLS: the socket alone.
-            try? await channel.pipeline.context(handlerType: SocketEnd.self).map { $0.close(promise: nil) }.get()
-        } else {
-            channel.close(promise: nil)
-        }
+        channel.close(promise: nil)
         try await channel.closeFuture.get()
     }
 
     /// Sends a recorded HTTP/2 request to APNs again, with a push certificate for its topic in place of
     /// whatever credential it carried.
-    private func sendProviderRequest(_ entry: HAR.Entry, replacements: [String: String]) async throws {
+    private func sendProviderRequest(_ entry: HAR.Entry, replacements: [String: String]) async throws -> String {
         let topic = entry.requestHeader("apns-topic") ?? ""
         let client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
@@ -259,14 +249,17 @@ final class BackendStandIn: Sendable {
         if let text = entry.request.postData?.text {
             request.body = .bytes(ByteBuffer(string: RecordedTokens.replacing(replacements, in: text)))
         }
+        let answer: String
         do {
             let response = try await client.execute(request, timeout: .seconds(30))
-            _ = try await response.body.collect(upTo: 1 << 20)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            answer = "\(response.status.code) \(String(buffer: body))".trimmingCharacters(in: .whitespaces)
         } catch {
             try? await client.shutdown()
             throw error
         }
         try await client.shutdown()
+        return answer
     }
 }
 
@@ -276,32 +269,15 @@ struct StandInError: Error, CustomStringConvertible {
     var description: String { problem }
 }
 
-/// The first handler of a legacy connection, under TLS: a close from its place ends the socket
-/// without TLS's close_notify. Armed (once TLS is up, when the stand-in ends its connections as the
-/// recorded backend did, uncleanly), whatever the service sends next ends the socket before TLS reads
-/// it: a service's close_notify is never answered, as Python's unwrapped socket never answers it.
-private final class SocketEnd: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    var armed = false
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard armed else { return context.fireChannelRead(data) }
-        context.close(promise: nil)
-    }
-}
-
 /// Says when a connection's TLS handshake is done and when the connection has ended.
 private final class ConnectionWatch: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     private let handshake: EventLoopPromise<Void>
     private let ended: EventLoopPromise<Void>
-    private let unclean: Bool
 
-    init(handshake: EventLoopPromise<Void>, ended: EventLoopPromise<Void>, unclean: Bool) {
+    init(handshake: EventLoopPromise<Void>, ended: EventLoopPromise<Void>) {
         self.handshake = handshake
         self.ended = ended
-        self.unclean = unclean
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -309,13 +285,7 @@ private final class ConnectionWatch: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted = event as? TLSUserEvent {
-            // In the same turn of the event loop: nothing the service sends can come before.
-            if unclean, let socket = try? context.pipeline.syncOperations.handler(type: SocketEnd.self) {
-                socket.armed = true
-            }
-            handshake.succeed(())
-        }
+        if case .handshakeCompleted = event as? TLSUserEvent { handshake.succeed(()) }
         context.fireUserInboundEventTriggered(event)
     }
 

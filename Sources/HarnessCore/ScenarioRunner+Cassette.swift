@@ -89,9 +89,11 @@ extension ScenarioRunner {
         result.replayedVerdict = (recorded, now)
         do {
             var recordedEvents = try cassette.timeline()
+            var events = events
             if let withoutBackend {
                 recordedEvents = BackendScript.standingIn(
                     for: withoutBackend, in: recordedEvents, readiness: BackendStandIn.readiness)
+                events = BackendScript.standingIn(for: withoutBackend, in: events, readiness: BackendStandIn.readiness)
             }
             if let divergence = TimelineComparison.compare(
                 expected: recordedEvents, actual: events, options: comparison)

@@ -29,6 +29,12 @@ public struct BackendScript: Sendable, Equatable {
         public var after: Int?
         public var delay: Double
         public var action: Action
+
+        public init(after: Int?, delay: Double, action: Action) {
+            self.after = after
+            self.delay = delay
+            self.action = action
+        }
     }
 
     /// The service name its answers were recorded under: `backend:<name>`.
@@ -38,11 +44,6 @@ public struct BackendScript: Sendable, Equatable {
     /// The HAR entries of its answers to the apps, in recorded order.
     public let answers: [Int]
     public let cues: [Cue]
-    /// Whether the backend ended its connections to APNs's legacy services without TLS's close_notify
-    /// (as Python's `ssl` does when a socket is closed unwrapped): the service then recorded
-    /// `apns.connection.closed` with `why: uncleanShutdown`, which a stand-in makes again by ending its
-    /// own the same way.
-    public let closesUncleanly: Bool
     private var cued: Set<Int> = []
 
     /// - Parameters:
@@ -69,20 +70,19 @@ public struct BackendScript: Sendable, Equatable {
         for (index, entry) in entries.enumerated() {
             let at = entry.offset ?? 0
             let url = entry.request.url
+            if (entry.requestHeader("user-agent") ?? "").hasPrefix(Self.harnessUserAgent) { continue }
             if entry.link == "provider→apns" {
                 let action: Action =
                     url.hasPrefix("apns-legacy://")
                     ? .legacyNotification(entry: index) : .providerRequest(entry: index)
                 timed.append((at, cue(at: at, action)))
             } else if entry.link == "backend→parse", entry.request.method == "POST",
-                URLComponents(string: url)?.path.hasSuffix("/push") == true,
-                !(entry.requestHeader("user-agent") ?? "").hasPrefix(Self.harnessUserAgent)
+                URLComponents(string: url)?.path.hasSuffix("/push") == true
             {
                 timed.append((at, cue(at: at, .parsePush(entry: index))))
             }
         }
         let lead = (timelineAtStart ?? 0) * 1000
-        closesUncleanly = events.contains { $0.kind == .apnsConnectionClosed && $0["why"] == "uncleanShutdown" }
         for event in events {
             let at = event.elapsed * 1000 - lead
             if event.kind == .apnsFeedbackRead, let topic = event["topic"] {
@@ -94,8 +94,8 @@ public struct BackendScript: Sendable, Equatable {
         cues = timed.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element.cue)
     }
 
-    /// The `User-Agent` of the harness's own requests (a `push` step's push through Parse): what the
-    /// harness sends is not the backend's to send again.
+    /// The beginning of the `User-Agent` of the harness's own requests (a `push` step's push through
+    /// Parse, FakeParse's requests to APNs): what the harness sends is not the backend's to send again.
     public static let harnessUserAgent = "PushHarness"
 
     /// What is due once the stand-in has answered with `entry` (nil: once it has started), each only
@@ -113,7 +113,8 @@ public struct BackendScript: Sendable, Equatable {
 /// device (by name) has for the same topic now. Tokens are new in every run; a backend's recorded
 /// notification names the recorded one.
 public struct RecordedTokens: Sendable, Equatable {
-    /// A recorded token's device and topic, as `apns.device.registered` gave them.
+    /// A recorded token's device and topic, as `apns.device.registered` gave them (the device's name
+    /// empty for a scenario's one unnamed device).
     public struct Owner: Sendable, Equatable, Hashable {
         public var device: String
         public var topic: String
@@ -124,10 +125,8 @@ public struct RecordedTokens: Sendable, Equatable {
     public init(recorded events: [TimelineEvent]) {
         var owners: [String: Owner] = [:]
         for event in events where event.kind == .apnsDeviceRegistered {
-            guard let token = event["deviceToken"], let device = event["device"], let topic = event["topic"] else {
-                continue
-            }
-            owners[token.lowercased()] = Owner(device: device, topic: topic)
+            guard let token = event["deviceToken"], let topic = event["topic"] else { continue }
+            owners[token.lowercased()] = Owner(device: event["device"] ?? "", topic: topic)
         }
         self.owners = owners
     }
@@ -137,10 +136,8 @@ public struct RecordedTokens: Sendable, Equatable {
     public func replacements(current events: [TimelineEvent]) -> [String: String] {
         var now: [Owner: String] = [:]
         for event in events where event.kind == .apnsDeviceRegistered {
-            guard let token = event["deviceToken"], let device = event["device"], let topic = event["topic"] else {
-                continue
-            }
-            now[Owner(device: device, topic: topic)] = token.lowercased()
+            guard let token = event["deviceToken"], let topic = event["topic"] else { continue }
+            now[Owner(device: event["device"] ?? "", topic: topic)] = token.lowercased()
         }
         var replacements: [String: String] = [:]
         for (token, owner) in owners {
@@ -160,13 +157,16 @@ public struct RecordedTokens: Sendable, Equatable {
 }
 
 extension BackendScript {
-    /// The recorded timeline as a replay standing in for `backend` is compared with it: the events of
-    /// the backend's process (`backend.started`, `backend.exited`, `backend.stopped`) left out, as no
-    /// process runs, and its `backend.ready` saying how the stand-in is ready.
+    /// A timeline as a replay standing in for `backend` compares it, the recorded one and its own: the
+    /// events of the backend's process (`backend.started`, `backend.exited`, `backend.stopped`) left
+    /// out, as no process runs; its `backend.ready` saying how the stand-in is ready; and how providers'
+    /// connections to APNs ended (`apns.connection.closed`) left out, as the stand-in's connections are
+    /// its own (a Python backend ends TLS without close_notify, which APNs notes; the stand-in does not).
     public static func standingIn(for backend: String, in events: [TimelineEvent], readiness: String) -> [TimelineEvent]
     {
         let process: Set<EventKind> = [.backendStarted, .backendExited, .backendStopped]
         return events.compactMap { event in
+            if event.kind == .apnsConnectionClosed { return nil }
             guard event["backend"] == backend, event.source == "backend" else { return event }
             if process.contains(event.kind) { return nil }
             guard event.kind == .backendReady else { return event }
