@@ -12,7 +12,7 @@ extension EventCatalogue {
                 + "A replay `--without-backend` says it of its stand-in, at once (`how`: a stand-in answering from the cassette)."
         ),
         EventSpec(
-            kind: .backendOutput, source: "backend", attributes: ["backend", "line", "replayed"],
+            kind: .backendOutput, source: "backend", attributes: ["backend", "line"], optional: ["replayed"],
             meaning:
                 "A line a backend printed on its standard output or error; `replayed: true` when a replay "
                 + "`--without-backend` says again a line the recorded backend printed, at its recorded moment."),
