@@ -27,12 +27,23 @@ final class BackendDoor: Sendable {
     let mode: Mode
     let port: Int
     private let listener: NIOAsyncChannel<Connection, Never>
+    /// The door's own client to the backend: the answer as the backend gave it, a redirect passed to
+    /// the app and a compressed body left compressed (a browser-like client would follow the one and
+    /// undo the other).
+    private let client: HTTPClient?
 
     private init(name: String, mode: Mode, listener: NIOAsyncChannel<Connection, Never>, port: Int) {
         self.name = name
         self.mode = mode
         self.listener = listener
         self.port = port
+        if case .forward = mode {
+            client = HTTPClient(
+                eventLoopGroupProvider: .singleton,
+                configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled))
+        } else {
+            client = nil
+        }
     }
 
     /// The door's URL, as the apps are told it.
@@ -51,9 +62,15 @@ final class BackendDoor: Sendable {
         return BackendDoor(name: name, mode: mode, listener: listener, port: listener.channel.localAddress?.port ?? 0)
     }
 
-    /// Closes the door, served or not (a run that failed before its steps).
+    /// Closes the door, served or not (a run that failed before its steps), and its client.
     func close() async {
+        // Closed already, when it was served: that is no failure.
         try? await listener.channel.close()
+        do {
+            try await client?.shutdown()
+        } catch {
+            // Shut down already: a second close.
+        }
     }
 
     /// Serves until cancelled: each connection, and each thing a stand-in does on its own, is a child.
@@ -189,12 +206,18 @@ final class BackendDoor: Sendable {
         if !body.isEmpty { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
         let answer: Answer
         do {
-            let response = try await HTTPClient.shared.execute(outgoing, timeout: .seconds(60))
+            guard let client else { throw ChannelError.ioOnClosedChannel }
+            let response = try await client.execute(outgoing, timeout: .seconds(60))
             let bytes = try await response.body.collect(upTo: Self.largestAnswer)
             answer = Answer(
                 status: Int(response.status.code), reason: response.status.reasonPhrase,
                 headers: response.headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
                     .map { (name: $0.name, value: $0.value) }, body: Data(buffer: bytes))
+        } catch let error as NIOTooManyBytesError {
+            return .text(
+                502,
+                "backend \(name) answered with more than \(Self.largestAnswer) bytes, which the door takes (\(error))",
+                header: (name: "X-Harness-Error", value: "backend \(name) answered with too much"))
         } catch {
             return .text(
                 502, "backend \(name) on port \(port) gave no answer: \(error)",

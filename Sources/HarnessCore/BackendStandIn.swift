@@ -11,7 +11,8 @@ import Recording
 /// A recorded backend in its own place (`harness replay DIR --without-backend NAME`): it answers the
 /// apps from the cassette, matched as the media server matches (the body choosing among requests that
 /// differ only there), and does again what the backend did on its own (``BackendScript``), each thing
-/// the recorded time after the answer it followed, with this run's device tokens for the recorded ones.
+/// the recorded time after the request it followed, with this run's device tokens for the recorded ones.
+/// What followed one request is done in its recorded order, each thing once the one before is done.
 final class BackendStandIn: Sendable {
     let name: String
     private let cassette: Cassette
@@ -20,22 +21,27 @@ final class BackendStandIn: Sendable {
     private let tokens: RecordedTokens
     private let output: @Sendable (String) -> Void
     private let state: LockedState<(playback: Playback, script: BackendScript)>
-    private let due: AsyncStream<(cue: BackendScript.Cue, at: ContinuousClock.Instant)>
-    private let schedule: AsyncStream<(cue: BackendScript.Cue, at: ContinuousClock.Instant)>.Continuation
+    /// The cues that followed one request, each with when it is due.
+    typealias Batch = [(cue: BackendScript.Cue, at: ContinuousClock.Instant)]
+    private let due: AsyncStream<Batch>
+    private let schedule: AsyncStream<Batch>.Continuation
+    /// How long a connection to a legacy service may take, from connecting to its end.
+    static let legacyDeadline = TimeAmount.seconds(30)
 
     /// How the stand-in is ready, as `backend.ready` says it.
     static let readiness = "a stand-in answering from the cassette"
 
+    /// - Parameter recorded: the cassette's timeline, read (``Cassette/timeline()`` blocks: read it off the
+    ///   cooperative pool).
     init(
-        name: String, cassette: Cassette, matching: RequestMatching, timeline: Timeline, stack: ServiceStack,
-        output: @escaping @Sendable (String) -> Void
-    ) throws {
+        name: String, cassette: Cassette, recorded: [TimelineEvent], matching: RequestMatching, timeline: Timeline,
+        stack: ServiceStack, output: @escaping @Sendable (String) -> Void
+    ) {
         self.name = name
         self.cassette = cassette
         self.timeline = timeline
         self.stack = stack
         self.output = output
-        let recorded = try cassette.timeline()
         tokens = RecordedTokens(recorded: recorded)
         let script = BackendScript(
             backend: name, entries: cassette.har.log.entries, events: recorded,
@@ -47,25 +53,30 @@ final class BackendStandIn: Sendable {
     }
 
     /// Does what is due, each when it is due, until cancelled: first what the backend did before any
-    /// app asked it anything, then what followed each answer as the answers go.
+    /// app asked it anything, then what followed each request as the requests come. Each batch is a
+    /// child task doing its cues in order, each no sooner than it is due and after the one before.
     func run() async {
         defer { schedule.finish() }
-        let started = ContinuousClock.now
-        for cue in state.withLock({ $0.script.answered(nil) }) {
-            schedule.yield((cue, started.advanced(by: .milliseconds(Int64(cue.delay.rounded())))))
-        }
+        schedule.yield(Self.batch(state.withLock { $0.script.answered(nil) }, from: .now))
         await withDiscardingTaskGroup { group in
-            for await (cue, at) in due {
+            for await batch in due where !batch.isEmpty {
                 group.addTask {
-                    do {
-                        try await Task.sleep(until: at, clock: .continuous)
-                    } catch {
-                        return
+                    for (cue, at) in batch {
+                        do {
+                            try await Task.sleep(until: at, clock: .continuous)
+                        } catch {
+                            return
+                        }
+                        await self.perform(cue.action)
                     }
-                    await self.perform(cue.action)
                 }
             }
         }
+    }
+
+    private static func batch(_ cues: [BackendScript.Cue], from start: ContinuousClock.Instant) -> Batch {
+        // Delays are bounded by the script (a day at most).
+        cues.map { ($0, start.advanced(by: .milliseconds(Int64($0.delay.rounded())))) }
     }
 
     /// The recorded answer to an app's request, or a 502 naming the nearest recorded request.
@@ -73,13 +84,8 @@ final class BackendStandIn: Sendable {
         let headers = request.headers.map { (name: $0.name, value: $0.value) }
         let text = body.isEmpty ? nil : String(decoding: body, as: UTF8.self)
         let now = ContinuousClock.now
-        let (answer, cues) = state.withLock { state -> (Playback.Answer, [BackendScript.Cue]) in
-            let answer = state.playback.answer(
-                method: request.method.rawValue, target: request.uri, headers: headers, body: text)
-            switch answer {
-            case .entry(let index), .cut(let index): return (answer, state.script.answered(index))
-            case .notRecorded: return (answer, [])
-            }
+        let answer = state.withLock {
+            $0.playback.answer(method: request.method.rawValue, target: request.uri, headers: headers, body: text)
         }
         let index: Int
         switch answer {
@@ -95,28 +101,40 @@ final class BackendStandIn: Sendable {
         let entry = cassette.har.log.entries[index]
         let bytes: Data
         do {
-            bytes = try await Self.read(cassette.body(of: index))
+            bytes = try await read(index)
         } catch {
             return .text(502, "the recorded answer of entry \(index) cannot be read: \(error)")
         }
-        for cue in cues {
-            schedule.yield((cue, now.advanced(by: .milliseconds(Int64(cue.delay.rounded())))))
-        }
+        // Only once the answer can be given: a request asked again after a failed read still causes them.
+        schedule.yield(Self.batch(state.withLock { $0.script.answered(index) }, from: now))
         return BackendDoor.Answer(
             status: entry.response.status, reason: entry.response.statusText,
             headers: entry.response.headers.map { (name: $0.name, value: $0.value) }, body: bytes)
     }
 
-    /// A recorded body: in the HAR, or a file of the cassette read on NIO's blocking-I/O threads.
-    private static func read(_ body: Cassette.Body) async throws -> Data {
-        switch body {
-        case .inline(let data):
-            return data
-        case .file(let url, let size):
-            guard size <= BackendDoor.largestAnswer else {
-                throw StandInError(problem: "it is \(size) bytes, more than a door answers")
+    /// Entry `index`'s recorded body: in the HAR, or its file in the cassette, opened inside it and
+    /// checked against its digest (``Cassette/openBody(of:)``) on NIO's blocking-I/O threads.
+    private func read(_ index: Int) async throws -> Data {
+        let size = cassette.har.log.entries[index].response.bodySize
+        guard size <= BackendDoor.largestAnswer else {
+            throw StandInError(problem: "it is \(size) bytes, more than a door answers")
+        }
+        let cassette = cassette
+        return try await NIOThreadPool.singleton.runIfActive {
+            guard let file = try cassette.openBody(of: index) else {
+                guard case .inline(let data) = cassette.body(of: index) else { return Data() }
+                return data
             }
-            return try await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: url) }
+            var data = Data(count: file.size)
+            var done = 0
+            try data.withUnsafeMutableBytes { buffer in
+                while done < file.size {
+                    let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: done)
+                    guard read > 0 else { throw StandInError(problem: "its file ended after \(done) bytes") }
+                    done += read
+                }
+            }
+            return data
         }
     }
 
@@ -215,36 +233,48 @@ final class BackendStandIn: Sendable {
             ended.succeed(())
             throw error
         }
-        do {
-            try await handshake.futureResult.get()
-            if bytes.isEmpty {
-                try await ended.futureResult.get()
-            } else {
-                try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
+        // Neither a service that never answers nor a run that ends holds the stand-in.
+        let deadline = channel.eventLoop.scheduleTask(in: Self.legacyDeadline) { channel.close(promise: nil) }
+        defer { deadline.cancel() }
+        try await withTaskCancellationHandler {
+            do {
+                try await handshake.futureResult.get()
+                if bytes.isEmpty {
+                    try await ended.futureResult.get()
+                } else {
+                    try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
+                }
+            } catch {
+                channel.close(promise: nil)
+                throw error
             }
-        } catch {
             channel.close(promise: nil)
-            throw error
+            try await channel.closeFuture.get()
+        } onCancel: {
+            channel.close(promise: nil)
         }
-        channel.close(promise: nil)
-        try await channel.closeFuture.get()
     }
 
     /// Sends a recorded HTTP/2 request to APNs again, with a push certificate for its topic in place of
     /// whatever credential it carried.
     private func sendProviderRequest(_ entry: HAR.Entry, replacements: [String: String]) async throws -> String {
-        let topic = entry.requestHeader("apns-topic") ?? ""
+        let path = URLComponents(string: entry.request.url)?.percentEncodedPath ?? "/"
+        let token = LegacyFrame.bytes(hex: String(path.split(separator: "/").last ?? "")) ?? []
+        // Without its topic, the app's whose token it is: a certificate for one app covers its topic.
+        let topic = entry.requestHeader("apns-topic") ?? topic(of: token, replacements: [:])
         let client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: HTTPClient.Configuration(tlsConfiguration: try tls(topic: topic)))
-        let path = URLComponents(string: entry.request.url)?.percentEncodedPath ?? "/"
         var request = HTTPClientRequest(url: stack.apns.url + RecordedTokens.replacing(replacements, in: path))
         request.method = .init(rawValue: entry.request.method)
         for header in entry.request.headers
         where !header.name.hasPrefix(":")
             && !["authorization", "host", "content-length"].contains(header.name.lowercased())
         {
-            request.headers.add(name: header.name, value: header.value)
+            let value =
+                header.name.lowercased() == "apns-expiration"
+                ? RecordedExpiry.shifted(header.value, recordedAt: entry.startedDateTime, now: Date()) : header.value
+            request.headers.add(name: header.name, value: value)
         }
         if let text = entry.request.postData?.text {
             request.body = .bytes(ByteBuffer(string: RecordedTokens.replacing(replacements, in: text)))

@@ -17,8 +17,11 @@ struct LegacyFrame: Equatable {
         var problem: String
     }
 
-    /// - Parameter replacing: recorded tokens → this run's (``RecordedTokens``).
-    init(entry: HAR.Entry, replacing: [String: String]) throws(Unusable) {
+    /// - Parameters:
+    ///   - replacing: recorded tokens → this run's (``RecordedTokens``).
+    ///   - now: when it is sent again: a recorded expiry moves by as long after the recording
+    ///     (``RecordedExpiry``).
+    init(entry: HAR.Entry, replacing: [String: String], now: Date = Date()) throws(Unusable) {
         let hex = RecordedTokens.replacing(
             replacing, in: String(entry.request.url.split(separator: "/").last ?? ""))
         guard let token = Self.bytes(hex: hex), (1...100).contains(token.count) else {
@@ -29,8 +32,13 @@ struct LegacyFrame: Equatable {
             throw Unusable(problem: "its payload of \(text.utf8.count) bytes is more than a frame holds")
         }
         func number<Value: FixedWidthInteger>(_ name: String, _: Value.Type) throws(Unusable) -> Value? {
-            guard let value = entry.requestHeader(name) else { return nil }
-            guard let number = Value(value) else { throw Unusable(problem: "its \(name) '\(value.prefix(20))'") }
+            guard var value = entry.requestHeader(name) else { return nil }
+            if name == "apns-expiration" {
+                value = RecordedExpiry.shifted(value, recordedAt: entry.startedDateTime, now: now)
+            }
+            guard let number = Value(value) else {
+                throw Unusable(problem: "its \(name) '\(value.prefix(20))' is not a number a frame holds")
+            }
             return number
         }
         self.token = token

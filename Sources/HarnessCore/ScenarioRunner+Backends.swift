@@ -1,6 +1,7 @@
 import Backends
 import Foundation
 import HarnessTimeline
+import NIOPosix
 import Recording
 
 extension ScenarioRunner {
@@ -20,67 +21,80 @@ extension ScenarioRunner {
         var configurations = scenario.backends.compactMap { configuration.backend(named: $0) }
         var doors: [BackendDoor] = []
         if let withoutBackend, let replaying {
-            let standIn = try BackendStandIn(
-                name: withoutBackend, cassette: replaying, matching: matching, timeline: timeline, stack: stack,
-                output: output)
+            let recorded = try await NIOThreadPool.singleton.runIfActive { try replaying.timeline() }
+            let standIn = BackendStandIn(
+                name: withoutBackend, cassette: replaying, recorded: recorded, matching: matching, timeline: timeline,
+                stack: stack, output: output)
             doors.append(try await BackendDoor.open(name: withoutBackend, mode: .standIn(standIn)))
             configurations.removeAll { $0.name == withoutBackend }
             timeline.publish(
                 .backendReady, source: "backend",
                 ["backend": withoutBackend, "how": BackendStandIn.readiness, "after": "0 seconds"])
         }
-        var chosen: [String: Int] = [:]
-        for backend in configurations {
-            switch backend.port {
-            case .fixed(let port):
-                chosen[backend.name] = port
-            case .free:
-                let port = try FreePorts.shared.take()
-                ports.append(port)
-                chosen[backend.name] = port
-            case nil:
-                break
-            }
+        // What was opened or started is closed again when a later part cannot be.
+        var group: BackendGroup?
+        do {
+            return try await launch()
+        } catch {
+            for door in doors { await door.close() }
+            if let group { await group.stop() }
+            throw error
         }
-        let topic = scenario.launchedApp.flatMap { configuration.apps[$0]?.bundleId } ?? ""
-        let endpoints = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
-        let file = state.appendingPathComponent("endpoints.json")
-        try endpoints.write(to: file)
-        var variables = endpoints.environment
-        variables["HARNESS_ENDPOINTS_FILE"] = file.path
-        // A stand-in's URL is the backend's for the others too.
-        for door in doors {
-            if let standing = configuration.backend(named: door.name) { variables[standing.urlVariable] = door.url }
-        }
-        let folders = state.appendingPathComponent("backends")
-        for backend in configurations {
-            try FileManager.default.createDirectory(
-                at: folders.appendingPathComponent(backend.name), withIntermediateDirectories: true)
-        }
-        let plan = try BackendLaunchPlan(
-            configurations, ports: chosen, endpoints: variables, inherited: ProcessInfo.processInfo.environment,
-            baseDirectory: baseDirectory, dataDirectory: { folders.appendingPathComponent($0) })
-        var apps = plan.appEnvironment
-        for door in doors {
-            if let standing = configuration.backend(named: door.name) { apps[standing.urlVariable] = door.url }
-        }
-        let group =
-            plan.backends.isEmpty
-            ? nil : try await BackendGroup.start(plan.backends, environment: [:], timeline: timeline)
-        if let recorder {
-            // Recorded, the apps reach each backend through a door that keeps what they exchanged.
+
+        func launch() async throws -> (group: BackendGroup?, doors: [BackendDoor]) {
+            var chosen: [String: Int] = [:]
             for backend in configurations {
-                guard let port = chosen[backend.name] else { continue }
-                let door = try await BackendDoor.open(
-                    name: backend.name, mode: .forward(port: port, recorder: recorder))
-                doors.append(door)
-                apps[backend.urlVariable] = door.url
+                switch backend.port {
+                case .fixed(let port):
+                    chosen[backend.name] = port
+                case .free:
+                    let port = try FreePorts.shared.take()
+                    ports.append(port)
+                    chosen[backend.name] = port
+                case nil:
+                    break
+                }
             }
+            let topic = scenario.launchedApp.flatMap { configuration.apps[$0]?.bundleId } ?? ""
+            let endpoints = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
+            let file = state.appendingPathComponent("endpoints.json")
+            try endpoints.write(to: file)
+            var variables = endpoints.environment
+            variables["HARNESS_ENDPOINTS_FILE"] = file.path
+            // A stand-in's URL is the backend's for the others too.
+            for door in doors {
+                if let standing = configuration.backend(named: door.name) { variables[standing.urlVariable] = door.url }
+            }
+            let folders = state.appendingPathComponent("backends")
+            for backend in configurations {
+                try FileManager.default.createDirectory(
+                    at: folders.appendingPathComponent(backend.name), withIntermediateDirectories: true)
+            }
+            let plan = try BackendLaunchPlan(
+                configurations, ports: chosen, endpoints: variables, inherited: ProcessInfo.processInfo.environment,
+                baseDirectory: baseDirectory, dataDirectory: { folders.appendingPathComponent($0) })
+            var apps = plan.appEnvironment
+            for door in doors {
+                if let standing = configuration.backend(named: door.name) { apps[standing.urlVariable] = door.url }
+            }
+            if !plan.backends.isEmpty {
+                group = try await BackendGroup.start(plan.backends, environment: [:], timeline: timeline)
+            }
+            if let recorder {
+                // Recorded, the apps reach each backend through a door that keeps what they exchanged.
+                for backend in configurations {
+                    guard let port = chosen[backend.name] else { continue }
+                    let door = try await BackendDoor.open(
+                        name: backend.name, mode: .forward(port: port, recorder: recorder))
+                    doors.append(door)
+                    apps[backend.urlVariable] = door.url
+                }
+            }
+            for device in stack.devices {
+                await device.simulator.setAppEnvironment(stack.appEnvironment.merging(apps) { $1 })
+            }
+            return (group, doors)
         }
-        for device in stack.devices {
-            await device.simulator.setAppEnvironment(stack.appEnvironment.merging(apps) { $1 })
-        }
-        return (group, doors)
     }
 
     /// Runs `work` while the backends run: one that ends first fails the run with its last output. The

@@ -176,3 +176,24 @@ extension BackendScript {
         }
     }
 }
+
+/// A recorded `apns-expiration` in a replay: the same time after the request, not the same moment. An
+/// expiry is an absolute time (epoch seconds), so one sent again as recorded would already be past;
+/// it moves by as long as the replay comes after the recording. `0` ("do not store") stays `0`; a
+/// value that is not a number, or a recording without a readable `startedDateTime`, stays as it was.
+public enum RecordedExpiry {
+    public static func shifted(_ value: String, recordedAt: String, now: Date) -> String {
+        guard let expiry = UInt32(value), expiry != 0, let recorded = date(recordedAt) else { return value }
+        let moved = Double(expiry) + now.timeIntervalSince(recorded)
+        guard moved.isFinite else { return value }
+        return String(UInt32(min(max(moved.rounded(), 1), Double(UInt32.max))))
+    }
+
+    static func date(_ text: String) -> Date? {
+        let formats = [
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle(),
+        ]
+        for format in formats { if let date = try? format.parse(text) { return date } }
+        return nil
+    }
+}

@@ -191,9 +191,11 @@ public enum BodyLikeness {
         guard let recorded else { return 0 }
         if recorded == body { return Int.max }
         guard recorded.contains("="), body.contains("=") else { return 0 }
-        // Bounded: a huge body is compared by its first pairs.
-        let mine = Set(recorded.split(separator: "&").prefix(256))
-        return body.split(separator: "&").prefix(256).reduce(0) { $0 + (mine.contains($1) ? 1 : 0) }
+        // Bounded: a huge body is compared by its first pairs, and only those are split off.
+        let mine = Set(recorded.utf8.lazy.split(separator: UInt8(ascii: "&")).prefix(256))
+        return body.utf8.lazy.split(separator: UInt8(ascii: "&")).prefix(256).reduce(0) {
+            $0 + (mine.contains($1) ? 1 : 0)
+        }
     }
 }
 

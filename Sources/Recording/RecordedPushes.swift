@@ -1,9 +1,9 @@
 import Foundation
 import HarnessTimeline
 
-/// The pushes a cassette recorded a backend sending (`POST …/push` to Parse, `backend→parse`), in the
-/// order they were sent, each with its body and when it was sent: what a replay sends again, at the
-/// same moments.
+/// The pushes a cassette recorded the scenario's `push` steps sending (`POST …/push` to Parse,
+/// `backend→parse`), in the order they were sent, each with its body and when it was sent: what a
+/// replay's steps send again, at the same moments.
 public struct RecordedPushes: Sendable, Equatable {
     public struct Push: Sendable, Equatable {
         /// Milliseconds from the cassette's start.
@@ -25,14 +25,20 @@ public struct RecordedPushes: Sendable, Equatable {
 
     public let pushes: [Push]
 
+    /// The pushes of `push` steps: those whose `User-Agent` says they are the harness's own. In a
+    /// cassette where none says so (recorded before the harness marked them), every `backend→parse` push.
     public init(entries: [HAR.Entry]) {
-        pushes = entries.enumerated().compactMap { index, entry in
+        let all = entries.enumerated().compactMap { index, entry -> (Push, own: Bool)? in
             guard entry.link == "backend→parse", entry.request.method == "POST",
                 let path = URLComponents(string: entry.request.url)?.path, path.hasSuffix("/push"),
                 let text = entry.request.postData?.text
             else { return nil }
-            return Push(offset: max(entry.offset ?? 0, 0), body: Data(text.utf8), entry: index)
-        }.sorted { $0.offset < $1.offset }
+            let own = (entry.requestHeader("user-agent") ?? "").hasPrefix(BackendScript.harnessUserAgent)
+            return (Push(offset: max(entry.offset ?? 0, 0), body: Data(text.utf8), entry: index), own)
+        }
+        // A backend's push is the backend's (or its stand-in's) to send again, not a step's.
+        let marked = all.contains { $0.own }
+        pushes = all.filter { !marked || $0.own }.map(\.0).sorted { $0.offset < $1.offset }
     }
 }
 

@@ -52,11 +52,19 @@ import Testing
         let original = try String(contentsOf: PackagePaths.root.appendingPathComponent("harness.yml"), encoding: .utf8)
         let command = "command: [python3, Fixtures/backends/pushchat_server.py]"
         #expect(original.components(separatedBy: command).count == 2, "harness.yml has the server's command once")
+        // In the test's own folder, the app's path made whole.
+        let app = "command: [python3, Fixtures/apps/pushchat.py]"
+        #expect(original.components(separatedBy: app).count == 2, "harness.yml has the app's command once")
+        let media = "    root: Fixtures/media\n"
+        #expect(original.components(separatedBy: media).count == 2, "harness.yml has the media root once")
         let text = original.replacingOccurrences(of: command, with: "command: [python3, \(server.path)]")
-        // Beside harness.yml, so the apps' commands resolve as they do for it.
-        let file = PackagePaths.root.appendingPathComponent("harness.without-backend.yml")
+            .replacingOccurrences(of: media, with: "    root: \(PackagePaths.root.path)/Fixtures/media\n")
+            .replacingOccurrences(
+                of: app,
+                with:
+                    "command: [python3, \(PackagePaths.root.appendingPathComponent("Fixtures/apps/pushchat.py").path)]")
+        let file = folder.appendingPathComponent("harness.yml")
         try text.write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
 
         let (recording, cassette) = try await Self.record("pushchat-exchange", config: file, in: folder)
         #expect(recording.status == 0, "\(recording.transcript)")
@@ -106,10 +114,9 @@ import Testing
             #expect(changed.components(separatedBy: old).count == 2, "'\(old)' is in the scenario once")
             changed = changed.replacingOccurrences(of: old, with: new)
         }
-        let other = PackagePaths.root.appendingPathComponent("harness.without-backend-changed.yml")
+        let other = folder.appendingPathComponent("changed.yml")
         try text.replacingCharacters(in: block.lowerBound..<end.lowerBound, with: changed)
             .write(to: other, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: other) }
         let parted = try await HarnessCommand.run(
             [
                 "replay", cassette.path, "--without-backend", "pushchat", "--config", other.path, "--skip-build",

@@ -24,8 +24,11 @@ struct LegacyFrameTests {
             timings: HAR.Timings(send: 0, wait: 0, receive: 0))
     }
 
+    /// An hour after the entries' recorded moment.
+    static let later = Date(timeIntervalSince1970: 1_795_852_800 + 3600)
+
     static func read(_ entry: HAR.Entry, replacing: [String: String] = [:]) throws -> LegacyFrameReader.Notification? {
-        let bytes = try LegacyFrame(entry: entry, replacing: replacing).bytes
+        let bytes = try LegacyFrame(entry: entry, replacing: replacing, now: later).bytes
         guard case .notification(let notification, let length) = LegacyFrameReader.next(bytes), length == bytes.count
         else { return nil }
         return notification
@@ -38,12 +41,12 @@ struct LegacyFrameTests {
         #expect(String(decoding: read.payload, as: UTF8.self) == #"{"aps":{"alert":"hi"}}"#)
     }
 
-    @Test func anExpiryMakesItCommandOneWithItsIdentifier() throws {
+    @Test func anExpiryMakesItCommandOneWithItsIdentifierMovedByAsLongAfterTheRecording() throws {
         let read = try #require(
-            try Self.read(Self.entry([("apns-expiration", "1700000000"), ("x-legacy-identifier", "7")])))
+            try Self.read(Self.entry([("apns-expiration", "1795852860"), ("x-legacy-identifier", "7")])))
         #expect(read.command == 1)
         #expect(read.identifier == 7)
-        #expect(read.expiry == 1_700_000_000)
+        #expect(read.expiry == UInt32(1_795_856_460))
     }
 
     @Test func aPriorityMakesItCommandTwo() throws {
@@ -63,10 +66,13 @@ struct LegacyFrameTests {
     }
 
     @Test func anEntryThatCannotBeAFrameIsRefusedSayingWhy() {
-        #expect(throws: LegacyFrame.Unusable.self) {
+        #expect(
+            throws: LegacyFrame.Unusable(
+                problem: "its URL apns-legacy://127.0.0.1:2195/3/device/xyz ends in no device token")
+        ) {
             try LegacyFrame(entry: Self.entry([], token: "xyz"), replacing: [:])
         }
-        #expect(throws: LegacyFrame.Unusable.self) {
+        #expect(throws: LegacyFrame.Unusable(problem: "its apns-priority '300' is not a number a frame holds")) {
             try LegacyFrame(entry: Self.entry([("apns-priority", "300")]), replacing: [:])
         }
     }

@@ -147,4 +147,22 @@ struct BackendScriptTests {
         #expect(BodyLikeness.score("{\"a\":1}", "{\"a\":2}") == 0)
         #expect(BodyLikeness.score(nil, "a=1") == 0)
     }
+
+    @Test func aRecordedExpiryMovesByAsLongAsTheReplayComesAfterTheRecording() {
+        let recorded = "2026-11-28T08:00:00.000Z"
+        let hourLater = Date(timeIntervalSince1970: 1_795_852_800 + 3600)
+        #expect(RecordedExpiry.shifted("1795852860", recordedAt: recorded, now: hourLater) == "1795856460")
+        #expect(RecordedExpiry.shifted("0", recordedAt: recorded, now: hourLater) == "0")
+        #expect(RecordedExpiry.shifted("soon", recordedAt: recorded, now: hourLater) == "soon")
+        #expect(RecordedExpiry.shifted("1795852860", recordedAt: "yesterday", now: hourLater) == "1795852860")
+        #expect(RecordedExpiry.shifted("4294967295", recordedAt: recorded, now: hourLater) == "4294967295")
+    }
+
+    @Test func aReplaysPushStepsSendTheHarnesssOwnRecordedPushesNotTheBackends() {
+        let marked = RecordedPushes(entries: Self.entries)
+        #expect(marked.pushes.map(\.entry) == [5])
+        // Recorded before the harness marked its own: every push, as then.
+        let unmarked = RecordedPushes(entries: Self.entries.filter { $0.requestHeader("user-agent") == nil })
+        #expect(unmarked.pushes.map(\.entry) == [4])
+    }
 }
