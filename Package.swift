@@ -207,6 +207,8 @@ let package = Package(
             name: "HarnessCLI",
             dependencies: [
                 "DeviceSimulator",
+                "FakeAPNs",
+                "FakeParse",
                 "FaultProxy",
                 "NetworkConditions",
                 "HarnessCore",

@@ -11,7 +11,8 @@ struct Harness: AsyncParsableCommand {
         abstract: "End-to-end tests of iOS push-driven flows: Parse → APNs → device → app → media server.",
         discussion: "Exit codes: 0 pass, 1 a scenario failed, 2 usage or configuration error, 130 interrupted.",
         subcommands: [
-            Run.self, Replay.self, Diff.self, Export.self, List.self, Serve.self, FaultProxyCommand.self,
+            Init.self, Doctor.self, Run.self, Replay.self, Diff.self, Export.self, List.self, Serve.self,
+            FaultProxyCommand.self,
             ReportCommand.self,
         ])
 }

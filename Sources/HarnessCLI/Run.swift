@@ -141,14 +141,25 @@ struct Run: AsyncParsableCommand {
         if all {
             guard scenarios.isEmpty else { fail("name scenarios or use --all, not both", code: 2) }
             selected = configuration.scenarios
-        } else {
-            guard !scenarios.isEmpty else {
-                fail("name a scenario to run, or use --all (see 'harness list')", code: 2)
+        } else if scenarios.isEmpty {
+            // `harness run` alone runs the file's first scenario: what 'harness init' writes first.
+            guard let first = configuration.scenarios.first else {
+                fail("\(options.path) has no scenarios: add one under 'scenarios:' (docs/harness-yml.md)", code: 2)
             }
+            if configuration.scenarios.count > 1 {
+                say("no scenario named: running the first in \(options.path), \(first.name) (name others, or --all)")
+            }
+            selected = [first]
+        } else {
             selected = scenarios.map { name in
                 guard let scenario = configuration.scenario(named: name) else {
-                    let known = configuration.scenarios.map(\.name).joined(separator: ", ")
-                    fail("no scenario named '\(name)' in \(options.path); known scenarios: \(known)", code: 2)
+                    let names = configuration.scenarios.map(\.name)
+                    let known =
+                        names.count <= 12
+                        ? "known scenarios: " + names.joined(separator: ", ")
+                        : "'harness list' shows all \(names.count)"
+                    let near = NearestNames.suggestion(for: name, among: names).map { "; \($0)" } ?? ""
+                    fail("no scenario named '\(name)' in \(options.path)\(near); \(known)", code: 2)
                 }
                 return scenario
             }

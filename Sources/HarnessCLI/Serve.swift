@@ -33,6 +33,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "The folder the media server serves, in place of harness.yml's (without a harness.yml: .harness/media).",
+            valueName: "dir"))
+    var mediaRoot: String?
+
+    @Option(
+        help: ArgumentHelp(
             "A cassette: a folder 'harness run --record' or '--record-mode all' wrote, or a HAR file (the media server answers from it).",
             valueName: "path"))
     var cassette: String?
@@ -74,7 +80,7 @@ struct Serve: AsyncParsableCommand {
                         + "PATH in the once mode", code: 2)
             }
         }
-        var configuration = try loadConfiguration(options.path)
+        var configuration = try servedConfiguration()
         if ephemeralPorts { configuration.services.useEphemeralPorts() }
         let (recorder, replayed, adding) = try setUpCassette(&configuration.services)
         if replayPushes, replayed == nil { say("note: --replay-pushes: the cassette is being recorded, not replayed") }
@@ -128,6 +134,41 @@ struct Serve: AsyncParsableCommand {
         }
         if let failure { fail("a service failed: \(ServiceStack.describe(failure))", code: 1) }
         say("services stopped")
+    }
+
+    /// harness.yml, or, when none was named and the folder has none, the documented defaults
+    /// (docs/harness-yml.md), said so; `--media-root` in place of the file's media root, created when
+    /// it is the default's and missing.
+    private func servedConfiguration() throws -> HarnessConfiguration {
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        var configuration: HarnessConfiguration
+        var root = mediaRoot.map { URL(fileURLWithPath: $0, relativeTo: here).standardizedFileURL }
+        if options.config == nil, !FileManager.default.fileExists(atPath: options.path) {
+            configuration = try ConfigurationLoader.parse("version: 1\n", file: "(defaults)", baseDirectory: here)
+            if root == nil {
+                let empty = here.appendingPathComponent(".harness/media")
+                do {
+                    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+                } catch {
+                    fail("\(empty.path): cannot be made: \(FileProblem.describe(error))", code: 2)
+                }
+                root = empty
+            }
+            say(
+                "no harness.yml in \(here.path): serving on the defaults (docs/harness-yml.md); media from "
+                    + "\(root?.path ?? "") (--media-root DIR serves another folder; 'harness init' writes a harness.yml)"
+            )
+        } else {
+            configuration = try loadConfiguration(options.path)
+        }
+        if let root {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+                fail("--media-root: \(root.path) is not a folder", code: 2)
+            }
+            configuration.services.media.root = root
+        }
+        return configuration
     }
 
     /// The media server's cassette, upstream and recording, as the options ask: the recorder to close

@@ -18,12 +18,22 @@ public enum ConfigurationLoader {
     /// - Throws: ``ConfigurationError`` when it cannot be read, or is not UTF-8.
     public static func read(path: String) throws -> Data {
         let bytes: Data
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw ConfigurationError(
+                file: path, line: nil, column: nil, keyPath: "",
+                message: "there is no such file; 'harness init' writes a first one, or name another with -c")
+        }
+        guard !isFolder.boolValue else {
+            throw ConfigurationError(
+                file: path, line: nil, column: nil, keyPath: "", message: "is a folder, not a scenario file")
+        }
         do {
             bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw ConfigurationError(
                 file: path, line: nil, column: nil, keyPath: "",
-                message: "cannot read the file: \(error.localizedDescription)")
+                message: "cannot read the file: \(FileProblem.describe(error))")
         }
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw ConfigurationError(

@@ -11,7 +11,7 @@ import Glibc
 /// A port is taken from below the system's ephemeral range (``NetworkLinks/listeningPorts``), where no
 /// outgoing connection takes it while the program starts; it is one that 127.0.0.1 can bind now, and
 /// one no other run in this process holds: parallel runs never get the same port.
-final class FreePorts: Sendable {
+public final class FreePorts: Sendable {
     static let shared = FreePorts()
     private let held = LockedState<Set<Int>>([])
 
@@ -31,11 +31,17 @@ final class FreePorts: Sendable {
         held.withLock { $0.subtract(ports) }
     }
 
-    /// Whether 127.0.0.1 can listen on `port` now (a port in TIME_WAIT counts as taken).
-    static func bindable(_ port: Int) -> Bool {
+    /// Whether 127.0.0.1 can listen on `port` now. A port in TIME_WAIT counts as taken, unless
+    /// `reusingAddress` (as the services bind, with `SO_REUSEADDR`).
+    public static func bindable(_ port: Int, reusingAddress: Bool = false) -> Bool {
+        guard (1...65_535).contains(port) else { return false }
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }
+        if reusingAddress {
+            var yes: Int32 = 1
+            setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -102,7 +102,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (["run"], "name a scenario to run, or use --all"),
+        (
+            ["run", "silent-push-phtoo"],
+            "no scenario named 'silent-push-phtoo' in harness.yml; did you mean 'silent-push-photo'"
+        ),
         (["run", "--all", "silent-push-photo"], "name scenarios or use --all, not both"),
         (["run", "--all", "--shard", "3/2"], "--shard takes I/N with 1 <= I <= N, such as 2/4, not '3/2'"),
         (["run", "--all", "--parallel", "0"], "--parallel takes a number of runs at a time, 1 to 64"),

@@ -156,11 +156,11 @@ import Testing
         #expect(result.standardOutput.contains("silent-push-photo"))
     }
 
-    @Test func anUnknownScenarioExits2ListingTheKnownOnes() async throws {
+    @Test func anUnknownScenarioExits2SayingWhereTheKnownOnesAre() async throws {
         let result = try await run(["run", "nope"])
         #expect(result.status == 2)
         #expect(result.standardError.contains("no scenario named 'nope'"))
-        #expect(result.standardError.contains("silent-push-photo"))
+        #expect(result.standardError.contains("'harness list' shows all"), "\(result.transcript)")
     }
 
     @Test func aBadAppReplacementExits2NamingTheApps() async throws {

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 33: a new user's first minutes, in folders outside the project: `harness init` and its two
+/// scenarios, `harness doctor`, `harness serve` with no harness.yml.
+@Suite struct FirstRunTests {
+    @Test func anInitFolderPassesAndItsVariantFailsNamingTheBrokenLink() async throws {
+        let folder = try PackagePaths.temporaryDirectory("first-run-init")
+        let made = try await HarnessCommand.run(["init"], in: folder)
+        #expect(made.status == 0, "\(made.transcript)")
+        for file in ["harness.yml", "app.py", "media/daily/today.json", ".github/workflows/push-harness.yml"] {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file)")
+        }
+        let passed = try await HarnessCommand.run(["run", "--ephemeral-ports"], in: folder)
+        #expect(passed.status == 0, "\(passed.transcript)")
+        #expect(passed.standardOutput.contains("PASS silent-push-download"), "\(passed.transcript)")
+
+        let failed = try await HarnessCommand.run(
+            ["run", "my-app-forgets-notification", "--ephemeral-ports"], in: folder)
+        #expect(failed.status == 1, "\(failed.transcript)")
+        #expect(
+            failed.standardOutput.contains(
+                "The chain broke at link 2: expected app.localNotification {alertBody: Today's stories are here}"),
+            "\(failed.transcript)")
+
+        // Nothing is overwritten unless asked; asked, all is written again.
+        let harnessYML = folder.appendingPathComponent("harness.yml")
+        try "# mine\n".write(to: harnessYML, atomically: true, encoding: .utf8)
+        let again = try await HarnessCommand.run(["init"], in: folder)
+        #expect(again.status == 2, "\(again.transcript)")
+        #expect(again.standardError.contains("harness.yml, app.py"), "\(again.transcript)")
+        #expect(try String(contentsOf: harnessYML, encoding: .utf8) == "# mine\n")
+        let forced = try await HarnessCommand.run(["init", "--force", "--name", "news"], in: folder)
+        #expect(forced.status == 0, "\(forced.transcript)")
+        #expect(try String(contentsOf: harnessYML, encoding: .utf8).contains("bundleId: com.example.news"))
+
+        let wrong = try await HarnessCommand.run(["init", "--language", "cobol"], in: folder)
+        #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, not 'cobol'"))
+    }
+
+    @Test func doctorSaysWhatIsMissingAndHowToFixIt() async throws {
+        let folder = try PackagePaths.temporaryDirectory("first-run-doctor")
+        let empty = try await HarnessCommand.run(["doctor"], in: folder)
+        #expect(empty.status == 0, "\(empty.transcript)")
+        #expect(empty.standardOutput.contains("libnghttp2"), "\(empty.transcript)")
+        #expect(empty.standardOutput.contains("all is well"), "\(empty.transcript)")
+
+        // A port held by another process, and an app whose program is nowhere.
+        let holder = try RunningChild(
+            "/usr/bin/env",
+            [
+                "python3", "-c",
+                "import signal,socket\ns=socket.socket()\ns.bind(('127.0.0.1',0))\ns.listen()\n"
+                    + "print('listening on', s.getsockname()[1], flush=True)\nsignal.pause()",
+            ])
+        let printed = try #require(await holder.waitForLine(containing: "listening on", timeout: .seconds(30)))
+        let port = try #require(printed.split(separator: " ").last.flatMap { Int($0) })
+        try """
+        version: 1
+        services:
+          media: {port: \(port)}
+        apps:
+          gone:
+            bundleId: com.example.gone
+            command: [no-such-program-here]
+            backgroundModes: []
+        scenarios: {}
+        """.write(to: folder.appendingPathComponent("harness.yml"), atomically: true, encoding: .utf8)
+        let sick = try await HarnessCommand.run(["doctor"], in: folder)
+        holder.send(SIGKILL)
+        _ = await holder.waitForExit()
+        #expect(sick.status == 1, "\(sick.transcript)")
+        #expect(
+            sick.standardOutput.contains("✗ port \(port) (services.media.port) is in use"), "\(sick.transcript)")
+        #expect(sick.standardOutput.contains("set services.media.port: 0"), "\(sick.transcript)")
+        #expect(
+            sick.standardOutput.contains("✗ the app 'gone' runs no-such-program-here, which is not found"),
+            "\(sick.transcript)")
+        #expect(sick.standardOutput.contains("2 problems to fix"), "\(sick.transcript)")
+    }
+
+    @Test func serveRunsWithoutAHarnessYMLAndSaysSo() async throws {
+        let folder = try PackagePaths.temporaryDirectory("first-run-serve")
+        let serve = try RunningChild(
+            HarnessCommand.path, ["serve", "--ephemeral-ports", "--endpoints", "ep.json"], currentDirectory: folder)
+        let up = await serve.waitForLine(containing: "services are up")
+        let endpoints = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("ep.json")))
+        let parse = try #require(((endpoints as? [String: [String: Any]])?["parse"]?["url"]) as? String)
+        let dashboard = try await CurlExchange.run([parse.replacingOccurrences(of: "/parse", with: "") + "/dashboard"])
+        serve.send(SIGTERM)
+        let status = await serve.waitForExit()
+        #expect(up != nil && status == 0, "\(serve.output)")
+        #expect(dashboard.status == 200, "\(dashboard)")
+        #expect(serve.output.contains("no harness.yml in"), "\(serve.output)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".harness/media").path))
+
+        let missing = try await HarnessCommand.run(["run", "-c", "nowhere.yml"], in: folder)
+        #expect(missing.status == 2, "\(missing.transcript)")
+        #expect(
+            missing.standardError.contains("nowhere.yml: there is no such file; 'harness init' writes a first one"),
+            "\(missing.transcript)")
+        #expect(!missing.standardError.contains("could not be completed"), "\(missing.transcript)")
+    }
+}
