@@ -1,14 +1,35 @@
 import Foundation
+import HarnessTimeline
 
 /// A scenario's `expect` block and the event patterns steps and expectations share.
 extension ConfigurationLoader {
     static func readPattern(_ reader: YAMLReader) throws -> EventPattern {
-        if case .scalar = reader.node { return EventPattern(kind: try reader.string()) }
+        if case .scalar = reader.node { return try known(EventPattern(kind: try reader.string()), reader) }
         let entries = try reader.namedEntries()
         guard entries.count == 1, let (kind, attributes) = entries.first else {
             throw reader.error("write an event as its kind, or as 'kind: {attribute: value}'")
         }
-        return EventPattern(kind: kind, attributes: try readAttributes(attributes))
+        return try known(EventPattern(kind: kind, attributes: try readAttributes(attributes)), reader)
+    }
+
+    /// `pattern`, when its kind is in the event catalogue and each attribute it matches is one events of
+    /// that kind can carry (or `device`, which a scenario's named devices give every event of theirs): a
+    /// pattern that can never match is a check that can never fail. Otherwise the nearest names.
+    static func known(_ pattern: EventPattern, _ reader: YAMLReader) throws -> EventPattern {
+        guard let spec = EventCatalogue.spec(for: EventKind(pattern.kind)) else {
+            let near = NearestNames.suggestion(for: pattern.kind, among: EventCatalogue.all.map(\.kind.rawValue))
+            throw reader.error(
+                "'\(pattern.kind.prefix(100))' is no event kind\(near.map { " (\($0))" } ?? ""); "
+                    + "docs/event-kinds.md lists them ('harness list --events')")
+        }
+        let attributes = spec.attributes + spec.optional + ["device"]
+        for key in pattern.attributes.keys.sorted() where !attributes.contains(key) {
+            let near = NearestNames.suggestion(for: key, among: attributes).map { " (\($0))" } ?? ""
+            throw reader.error(
+                "\(pattern.kind) has no attribute '\(key.prefix(100))'\(near); it has "
+                    + attributes.joined(separator: ", "))
+        }
+        return pattern
     }
 
     static func readAttributes(_ reader: YAMLReader) throws -> [String: AttributeMatch] {
@@ -69,7 +90,7 @@ extension ConfigurationLoader {
             "atMost": { $1.high = try $0.int(range: 0...1_000_000) },
         ]).read(item, into: &fields)
         guard let event = fields.event else { throw item.error("a count needs an 'event'") }
-        let pattern = EventPattern(kind: event, attributes: fields.attributes)
+        let pattern = try known(EventPattern(kind: event, attributes: fields.attributes), item)
         if let exact = fields.exact {
             guard fields.low == nil, fields.high == nil else {
                 throw item.error("a count has either 'count' or 'atLeast'/'atMost'")

@@ -258,7 +258,8 @@ public enum ConfigurationLoader {
                 ]).read(value, into: &wait)
                 guard let event = wait.event else { throw value.error("waitFor needs an 'event'") }
                 step = .waitFor(
-                    EventPattern(kind: event, attributes: wait.attributes), count: wait.count, timeout: wait.timeout)
+                    try known(EventPattern(kind: event, attributes: wait.attributes), value), count: wait.count,
+                    timeout: wait.timeout)
             },
             "push": { value, step in
                 // Parse's push body, passed on as JSON; these are the keys Parse takes.
