@@ -115,7 +115,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Dashboard")]
+            // Compiled in (ci/embed-dashboard writes DashboardFiles.swift): one binary, no resource bundle.
+            exclude: ["Dashboard"]
         ),
         .target(
             name: "Backends",

@@ -4,29 +4,14 @@ import HTTPTypes
 import Hummingbird
 import ParseModel
 
-/// The dashboard's page, script and style (Sources/FakeParse/Dashboard), read once and served at
+/// The dashboard's page, script and style (Sources/FakeParse/Dashboard, compiled in as `DashboardFiles`), served at
 /// `/dashboard` with a policy that lets the page load nothing from anywhere else.
 struct Dashboard: Sendable {
     let files: [String: (body: String, type: String)]
     let applicationId: String
 
-    init(applicationId: String) throws {
-        guard let folder = Bundle.module.url(forResource: "Dashboard", withExtension: nil) else {
-            throw ParseConfigurationError("the dashboard's files are missing from FakeParse's resources")
-        }
-        var files: [String: (body: String, type: String)] = [:]
-        for (name, type) in [
-            ("index.html", "text/html; charset=utf-8"), ("dashboard.js", "text/javascript; charset=utf-8"),
-            ("dashboard.css", "text/css; charset=utf-8"), ("icon.svg", "image/svg+xml"),
-        ] {
-            let url = folder.appendingPathComponent(name)
-            do {
-                files[name] = (try String(contentsOf: url, encoding: .utf8), type)
-            } catch {
-                throw ParseConfigurationError("cannot read the dashboard's \(url.path): \(error)")
-            }
-        }
-        self.files = files
+    init(applicationId: String) {
+        files = DashboardFiles.files
         self.applicationId = applicationId
     }
 

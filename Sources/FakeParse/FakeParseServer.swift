@@ -41,7 +41,7 @@ public final class FakeParseServer: Service, Sendable {
             router.add(middleware: RecordingMiddleware(recorder: recorder) { origin.withLock { $0 } })
         }
         routes.register(on: router)
-        try Dashboard(applicationId: configuration.applicationId).register(on: router)
+        Dashboard(applicationId: configuration.applicationId).register(on: router)
         self.configuration = configuration
         self.pushes = pushes
         self.origin = origin

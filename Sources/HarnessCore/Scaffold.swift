@@ -127,10 +127,9 @@ public struct Scaffold: Sendable, Equatable {
 
     static let workflow = """
         # PushHarness in CI: the scenario on every push. It needs the harness binary on PATH: build it once
-        # (PushHarness's docs/getting-started.md), archive it with the PushHarness_FakeParse.resources folder
-        # beside it (tar -czf harness.tar.gz harness PushHarness_FakeParse.resources), publish the archive
-        # where this job can fetch it, and set the repository variable PUSHHARNESS_URL to its address. The
-        # runner needs the Swift runtime the binary was built with.
+        # with PushHarness's `ci/install PREFIX` (one binary, everything inside), archive it
+        # (tar -czf harness.tar.gz -C PREFIX/bin harness), publish the archive where this job can fetch it,
+        # and set the repository variable PUSHHARNESS_URL to its address.
         name: push-harness
         on: [push, pull_request]
         jobs:
