@@ -105,7 +105,9 @@ extension DeviceSimulator {
         let silent =
             connectedSilently
             ? "connected to the device socket but sent no hello within \(configuration.launchTimeout) (the first message must be a 'hello' request: docs/device-protocol.md)"
-            : "did not connect to the device socket within \(configuration.launchTimeout) (is it built with DeviceClient, or does it read HARNESS_DEVICE_SOCKET?)"
+            : "did not connect to the device socket within \(configuration.launchTimeout): an app connects to the Unix socket "
+                + "named by the variable HARNESS_DEVICE_SOCKET, then sends a 'hello' request (docs/writing-an-app.md; "
+                + "an app in Swift does it with DeviceClient's ApplicationMain)"
         let refusal = refusedHandshakes.removeValue(forKey: bundleId)
         if refusal == nil, connectedSilently {
             publish(

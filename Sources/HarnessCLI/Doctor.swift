@@ -38,7 +38,9 @@ struct Doctor: AsyncParsableCommand {
         checkup.library(
             "SQLite", version: Result { try SQLiteLibrary.version() }, install: "apt-get install libsqlite3-0")
         // Bound as the services bind: a port a finished run left in TIME_WAIT is free for them.
-        checkup.ports(Checkup.fixedPorts(of: configuration)) { FreePorts.bindable($0, reusingAddress: true) }
+        checkup.ports(
+            Checkup.fixedPorts(of: configuration), free: { FreePorts.bindable($0, reusingAddress: true) },
+            holder: PortHolder.of(port:))
         var programs: [(whose: String, program: String)] = []
         for app in configuration.apps.values.sorted(by: { $0.name < $1.name }) {
             if let program = (app.build ?? app.command).first { programs.append(("the app '\(app.name)'", program)) }

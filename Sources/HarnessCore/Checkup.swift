@@ -34,16 +34,21 @@ public struct Checkup: Sendable, Equatable {
         return ports.compactMap { key, port in port.flatMap { $0 == 0 ? nil : (key, $0) } }
     }
 
-    /// Each fixed port, free or not (`free`), with the fix for one that is taken.
-    public mutating func ports(_ ports: [(key: String, port: Int)], free: (Int) -> Bool) {
+    /// Each fixed port, free or not (`free`), with the fix for one that is taken, naming what holds it
+    /// when `holder` can tell.
+    public mutating func ports(
+        _ ports: [(key: String, port: Int)], free: (Int) -> Bool, holder: (Int) -> PortHolder? = { _ in nil }
+    ) {
         for (key, port) in ports {
+            guard !free(port) else {
+                findings.append(Finding(what: "port \(port) (\(key)) is free", fix: nil))
+                continue
+            }
+            let what = holder(port).map { "\($0)" } ?? "what listens on \(port) (ss -ltnp 'sport = :\(port)' names it)"
             findings.append(
-                free(port)
-                    ? Finding(what: "port \(port) (\(key)) is free", fix: nil)
-                    : Finding(
-                        what: "port \(port) (\(key)) is in use",
-                        fix: "stop what listens on \(port) (ss -ltnp 'sport = :\(port)' names it), or set \(key): 0 "
-                            + "for a free port each run"))
+                Finding(
+                    what: "port \(port) (\(key)) is in use",
+                    fix: "stop \(what), or set \(key): 0 for a free port each run"))
         }
     }
 

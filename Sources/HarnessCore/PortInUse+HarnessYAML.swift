@@ -2,8 +2,11 @@ import HTTPServiceSupport
 
 extension PortInUse {
     /// What to do about it, in harness.yml's words: the key that chose the port.
+    /// The process holding the port is named where it can be known (``PortHolder``).
     public var inHarnessYAML: String {
-        "port \(port) is already in use; choose another with services.\(service).\(setting) in harness.yml (0 picks a free port)"
+        let holder = PortHolder.of(port: port).map { " (by \($0))" } ?? ""
+        return "port \(port) is already in use\(holder); choose another with services.\(service).\(setting) in "
+            + "harness.yml (0 picks a free port)"
     }
 }
 
