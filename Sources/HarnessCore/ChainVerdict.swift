@@ -8,6 +8,9 @@ public struct ChainVerdict: Sendable {
     public struct Link: Sendable {
         public var pattern: EventPattern
         public var event: TimelineEvent?
+        /// Not seen in its place, but seen too early: the last event matching it before the link it
+        /// follows was seen.
+        public var early: TimelineEvent?
     }
 
     public var links: [Link]
@@ -25,19 +28,30 @@ public struct ChainVerdict: Sendable {
         countProblems.contains { count, seen in count.atMost.map { seen > $0 } ?? false }
     }
     public var passed: Bool { complete && violations.isEmpty && countProblems.isEmpty }
+    /// Every link is either seen or came too early: the chain's order can no longer hold (waiting would
+    /// only give a second event of a kind an app sends once).
+    public var orderLost: Bool {
+        links.contains { $0.event == nil && $0.early != nil } && links.allSatisfy { $0.event != nil || $0.early != nil }
+    }
 
-    /// Matches links in order: each must come after the one before it.
+    /// Matches links in order: each must come after the one before it. A link not seen in its place does
+    /// not stop the rest: each later link is looked for after the last link seen, and judged on what
+    /// happened.
     public static func evaluate(
         _ expectation: Expectation, events: [TimelineEvent], fixtureDigest: (String) -> String?
     ) -> ChainVerdict {
         var links: [Link] = []
         var after = 0
-        var broken = false
         for pattern in expectation.chain {
-            let found =
-                broken ? nil : events.first { $0.sequence > after && pattern.matches($0, fixtureDigest: fixtureDigest) }
-            if let found { after = found.sequence } else { broken = true }
-            links.append(Link(pattern: pattern, event: found))
+            if let found = events.first(where: {
+                $0.sequence > after && pattern.matches($0, fixtureDigest: fixtureDigest)
+            }) {
+                after = found.sequence
+                links.append(Link(pattern: pattern, event: found))
+            } else {
+                let early = events.last { $0.sequence <= after && pattern.matches($0, fixtureDigest: fixtureDigest) }
+                links.append(Link(pattern: pattern, event: nil, early: early))
+            }
         }
         let violations = expectation.never.flatMap { pattern in
             events.filter { pattern.matches($0, fixtureDigest: fixtureDigest) }.map { (pattern, $0) }

@@ -92,6 +92,20 @@ enum RunReport {
             var expected: String
             var seen: Bool
             var atSeconds: Double?
+            /// Not seen in its place but before the link it follows, at this time.
+            var tooEarlyAtSeconds: Double?
+        }
+
+        /// A replay's comparison with its recording.
+        struct Replay: Codable, Equatable {
+            /// The recording's outcome and the replay's own scenario verdict.
+            var recordedOutcome: String
+            var scenarioOutcome: String
+            var equivalent: Bool
+            /// The first divergence: its kind (`missing`, `unexpected`, `different`, `timing`, `order`)
+            /// and its summary.
+            var divergence: String?
+            var divergenceKind: String?
         }
 
         struct Cell: Codable, Equatable {
@@ -112,6 +126,8 @@ enum RunReport {
         var cell: Cell?
         /// The kept cassette, as the JUnit report names it (from the folder the run started in).
         var cassette: String?
+        /// A replay's comparison; absent for a run that is no replay.
+        var replay: Replay?
 
         init(_ result: RunResult, devices: [DeviceSummary] = []) {
             self.devices = devices.isEmpty ? nil : devices
@@ -126,7 +142,14 @@ enum RunReport {
             }
             seconds = result.seconds
             chain = (result.verdict?.links ?? []).map {
-                Link(expected: $0.pattern.description, seen: $0.event != nil, atSeconds: $0.event?.elapsed)
+                Link(
+                    expected: $0.pattern.description, seen: $0.event != nil, atSeconds: $0.event?.elapsed,
+                    tooEarlyAtSeconds: $0.event == nil ? $0.early?.elapsed : nil)
+            }
+            replay = result.replayedVerdict.map {
+                Replay(
+                    recordedOutcome: $0.recorded, scenarioOutcome: $0.now, equivalent: result.divergence == nil,
+                    divergence: result.divergence?.summary, divergenceKind: result.divergence?.kind.rawValue)
             }
             violations = (result.verdict?.violations ?? []).map { "\($0.1.kind) (never: \($0.0))" }
             explanation = result.explanation.isEmpty ? nil : result.explanation

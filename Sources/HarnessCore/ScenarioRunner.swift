@@ -222,7 +222,7 @@ public struct ScenarioRunner: Sendable {
     ) async throws -> ChainVerdict {
         let failed: @Sendable ([TimelineEvent]) -> Bool = { events in
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
-            return !verdict.violations.isEmpty || verdict.overrun
+            return !verdict.violations.isEmpty || verdict.overrun || verdict.orderLost
         }
         let decided: @Sendable ([TimelineEvent]) -> Bool = { events in
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)

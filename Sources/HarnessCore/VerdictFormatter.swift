@@ -8,6 +8,9 @@ enum VerdictFormatter {
         for link in verdict.links {
             if let event = link.event {
                 lines.append("  ✓ " + padded(link.pattern.description) + String(format: "%9.3fs", event.elapsed))
+            } else if let early = link.early {
+                lines.append(
+                    "  ✗ " + padded(link.pattern.description) + String(format: "%9.3fs", early.elapsed) + " too early")
             } else {
                 lines.append("  ✗ " + padded(link.pattern.description) + "  not seen")
             }
@@ -81,12 +84,18 @@ enum VerdictFormatter {
         }
         if let broken = verdict.links.firstIndex(where: { $0.event == nil }) {
             let pattern = verdict.links[broken].pattern
-            let previous = broken > 0 ? verdict.links[broken - 1].event : nil
+            // The last link seen before it: what it had to follow.
+            let previous = verdict.links[..<broken].last { $0.event != nil }?.event
             lines.append(
                 "The chain broke at link \(broken + 1): expected \(pattern)\(previous.map { " after \($0.kind) (#\($0.sequence))" } ?? "")."
             )
             let sameKind = events.filter { $0.kind.rawValue == pattern.kind }
-            if let seen = sameKind.last {
+            if let early = verdict.links[broken].early, let previous {
+                lines.append(
+                    "  it came at \(String(format: "%.3f", early.elapsed)) s (#\(early.sequence)), before \(previous.kind) "
+                        + "at \(String(format: "%.3f", previous.elapsed)) s: the order the scenario expects no longer holds"
+                )
+            } else if let seen = sameKind.last {
                 lines.append(
                     "  seen instead: \(seen.kind) \(seen.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
                 )

@@ -125,7 +125,7 @@ public enum TimelineComparison {
                         left.offset(second.expected),
                         divergence(
                             .timing, second.expected, second.actual, left, right,
-                            "\(kind) came \(seconds(now)) after \(previous); the recording has \(seconds(recorded)) "
+                            "\(kind) came \(apart(now)) \(previous); the recording has it \(apart(recorded)) "
                                 + "(tolerance \(seconds(options.tolerance)))")
                     ))
             }
@@ -154,6 +154,10 @@ public enum TimelineComparison {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    /// How far one event came from another, in words: `4.38 s after`, or `4.38 s before` (never a
+    /// negative "after").
+    static func apart(_ value: Double) -> String { value < 0 ? "\(seconds(-value)) before" : "\(seconds(value)) after" }
 
     /// A timeline as compared: the events that count, their attributes normalised, their times from the
     /// first step.

@@ -34,6 +34,32 @@ import Testing
         #expect(reversed.links[1].event == nil)
     }
 
+    /// The app posts its notification 1 s before the download it announces completes: the link came too
+    /// early, the links after it are judged on what happened, and the run can stop waiting.
+    @Test func aLinkThatCameBeforeTheOneItFollowsIsTooEarlyAndTheRestIsJudged() {
+        let chain = [
+            EventPattern(kind: "transfer.completed"), EventPattern(kind: "app.localNotification"),
+            EventPattern(kind: "app.fetchCompleted"),
+        ]
+        let run = events([("app.localNotification", [:]), ("transfer.completed", [:]), ("app.fetchCompleted", [:])])
+        let verdict = ChainVerdict.evaluate(expectation(chain: chain), events: run) { _ in nil }
+        #expect(!verdict.passed)
+        #expect(verdict.links[1].event == nil)
+        #expect(verdict.links[1].early?.sequence == 1)
+        #expect(verdict.links[2].event?.sequence == 3)
+        #expect(verdict.orderLost)
+        let explained = VerdictFormatter.explain(verdict, fileProblems: [], events: run)
+        #expect(
+            explained.contains(
+                "it came at 0.000 s (#1), before transfer.completed at 1.000 s: the order the scenario expects no longer holds"
+            ),
+            "\(explained)")
+        #expect(VerdictFormatter.chain(verdict).contains("too early"))
+        // A link not seen at all is not an order lost: waiting may still bring it.
+        let waiting = ChainVerdict.evaluate(expectation(chain: chain), events: Array(run.prefix(2))) { _ in nil }
+        #expect(!waiting.orderLost)
+    }
+
     @Test func attributesMustMatch() {
         let chain = [EventPattern(kind: "app.fetchCompleted", attributes: ["result": .equals("newData")])]
         let failed = ChainVerdict.evaluate(

@@ -71,6 +71,16 @@ struct TimelineComparisonTests {
         #expect(divergence.summary.contains("device.watchdog.killed {app: nasa-tv}"))
     }
 
+    @Test func anEventThatCameBeforeTheOneItFollowedIsSaidBeforeNotANegativeAfter() throws {
+        var run = Self.recorded
+        // Within the tolerance of the event before it in the recording (no order divergence), 1.5 s
+        // before it now, where the recording had it 1 s after: 2.5 s apart, outside the tolerance.
+        run[7] = Self.event(8, 23.5, "transfer.completed", ["file": "/tmp/x/state/device/a.jpg"])
+        let divergence = try #require(TimelineComparison.compare(expected: Self.recorded, actual: run))
+        #expect(divergence.summary.contains("came 1.50 s before media.fault.fired"), "\(divergence.summary)")
+        #expect(!divergence.summary.contains("-"), "\(divergence.summary)")
+    }
+
     @Test func anEventOutsideTheToleranceIsATimingDivergence() throws {
         var run = Self.recorded
         run[7] = Self.event(8, 29, "transfer.completed", ["file": "/tmp/x/state/device/a.jpg"])
@@ -78,7 +88,7 @@ struct TimelineComparisonTests {
         #expect(divergence.kind == .timing)
         #expect(
             divergence.summary
-                == "transfer.completed came 4.00 s after media.fault.fired; the recording has 1.00 s (tolerance 2.00 s)"
+                == "transfer.completed came 4.00 s after media.fault.fired; the recording has it 1.00 s after (tolerance 2.00 s)"
         )
         var wide = TimelineComparison.Options()
         wide.tolerance = 5
