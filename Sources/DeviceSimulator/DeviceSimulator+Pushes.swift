@@ -16,6 +16,13 @@ extension DeviceSimulator {
                 "bundleId": bundleId, "apnsId": push.apnsId, "appState": record.state.name,
                 "decision": "\(decision)", "payload": JSONValue.object(push.payload).jsonString(),
             ])
+        let aps = push.payload["aps"]
+        if let warning = PushShapeRule.warning(
+            pushType: push.pushType, priority: push.priority, contentAvailable: push.isContentAvailable,
+            userVisible: push.alert != nil || aps?["badge"] != nil || aps?["sound"] != nil)
+        {
+            publish(.pushWarning, ["bundleId": bundleId, "apnsId": push.apnsId, "warning": warning])
+        }
         let completionId = nextCompletionId
         nextCompletionId += 1
         let notification = RemoteNotificationParams(completionId: completionId, userInfo: push.payload)

@@ -164,6 +164,7 @@ public struct ScenarioRunner: Sendable {
         }
         if let replaying { judgeReplay(of: replaying, into: &result, events: timeline.events, output: output) }
         if let verdict { output(VerdictFormatter.chain(verdict)) }
+        for line in VerdictFormatter.warnings(events: timeline.events) { output(line) }
         if !explanation.isEmpty, outcome != .passed { output(explanation) }
         do {
             try RunReport.write(result, events: timeline.events)

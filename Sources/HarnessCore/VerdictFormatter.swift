@@ -27,6 +27,15 @@ enum VerdictFormatter {
         return lines.joined(separator: "\n")
     }
 
+    /// The warnings a run raised that do not fail it, each once: a push Apple may delay, drop or refuse.
+    static func warnings(events: [TimelineEvent]) -> [String] {
+        var said: Set<String> = []
+        return events.filter { $0.kind == .pushWarning }.compactMap { event in
+            guard let warning = event["warning"], said.insert(warning).inserted else { return nil }
+            return "warning: \(warning)"
+        }
+    }
+
     private static func padded(_ text: String, _ width: Int = 70) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }

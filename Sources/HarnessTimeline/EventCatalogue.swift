@@ -174,6 +174,11 @@ public enum EventCatalogue {
                 attributes: ["bundleId", "apnsId", "appState", "decision", "payload"],
                 meaning: "A push reached the device; `decision` is what iOS does with it in the app's state."),
             EventSpec(
+                kind: .pushWarning, source: "device", attributes: ["bundleId", "apnsId", "warning"],
+                meaning:
+                    "A push whose shape Apple warns about reached the device (a silent push not sent as `background` at priority 5): it is handled as usual, and the verdict repeats the warning."
+            ),
+            EventSpec(
                 kind: .pushDelivered, source: "device", attributes: ["bundleId", "completionId", "wake"],
                 meaning: "The app got a remote notification (`wake`: foreground, background, resumed or launched)."),
             EventSpec(

@@ -81,6 +81,8 @@ extension EventKind {
     public static let appExited: EventKind = "device.app.exited"
     public static let appOutput: EventKind = "device.app.output"
     public static let pushReceived: EventKind = "device.push.received"
+    /// A push whose shape Apple warns about (a silent push not sent as background at priority 5).
+    public static let pushWarning: EventKind = "device.push.warning"
     public static let pushDelivered: EventKind = "device.push.delivered"
     /// A background push held back by the settings or the budget (`reason`, `until`): docs/ios-rules.md P10, P11.
     public static let pushHeld: EventKind = "device.push.held"

@@ -28,6 +28,24 @@ import Glibc
                 "The chain broke at link 2: expected app.localNotification {alertBody: Today's stories are here}"),
             "\(failed.transcript)")
 
+        // The same push without Apple's background shape still wakes the app, with a warning.
+        let harnessYMLText = try String(contentsOf: folder.appendingPathComponent("harness.yml"), encoding: .utf8)
+        let plain = harnessYMLText.replacingOccurrences(
+            of: "data: {content-available: 1, push_type: background, priority: 5}", with: "data: {content-available: 1}"
+        )
+        .replacingOccurrences(
+            of: "        - apns.request.accepted: {pushType: background, priority: \"5\"}\n", with: "")
+        #expect(plain != harnessYMLText)
+        try plain.write(to: folder.appendingPathComponent("plain.yml"), atomically: true, encoding: .utf8)
+        let warned = try await HarnessCommand.run(
+            ["run", "silent-push-download", "-c", "plain.yml", "--ephemeral-ports"], in: folder)
+        #expect(warned.status == 0, "\(warned.transcript)")
+        #expect(
+            warned.standardOutput.contains(
+                "warning: a silent push (content-available: 1, no alert, badge or sound) sent as apns-push-type alert"),
+            "\(warned.transcript)")
+        #expect(!passed.standardOutput.contains("warning: a silent push"), "\(passed.transcript)")
+
         // Nothing is overwritten unless asked; asked, all is written again.
         let harnessYML = folder.appendingPathComponent("harness.yml")
         try "# mine\n".write(to: harnessYML, atomically: true, encoding: .utf8)

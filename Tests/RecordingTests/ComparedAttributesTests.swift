@@ -31,6 +31,8 @@ struct ComparedAttributesTests {
         "device",
         // A line a replay's stand-in says again for the backend it stands in for.
         "replayed",
+        // What the device warns about a push's shape.
+        "warning",
     ]
 
     @Test func everyAttributeIsComparedOrLeftOutOnPurpose() {
