@@ -39,10 +39,17 @@ public struct HelloResult: Codable, Sendable {
     public var badge: Int
     /// For a `remote-notification` launch: the push that caused it (iOS's launch options).
     public var remoteNotification: RemoteNotificationParams?
+    /// How long, in real seconds, a background wake for a push lasts before iOS kills an app that has
+    /// not called the completion handler (30 s at `timeScale` 1): an app need not hard-code it.
+    public var backgroundPushSeconds: Double?
+    /// How fast the device's policy clock runs against the real one (1; 0.1 makes every policy time
+    /// ten times shorter).
+    public var timeScale: Double?
 
     public init(
         protocolVersion: Int, launchReason: String, applicationState: String, container: ContainerPaths,
-        badge: Int, remoteNotification: RemoteNotificationParams?
+        badge: Int, remoteNotification: RemoteNotificationParams?, backgroundPushSeconds: Double? = nil,
+        timeScale: Double? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.launchReason = launchReason
@@ -50,6 +57,8 @@ public struct HelloResult: Codable, Sendable {
         self.container = container
         self.badge = badge
         self.remoteNotification = remoteNotification
+        self.backgroundPushSeconds = backgroundPushSeconds
+        self.timeScale = timeScale
     }
 }
 

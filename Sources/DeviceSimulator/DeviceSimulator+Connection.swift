@@ -140,7 +140,9 @@ extension DeviceSimulator {
         let result = HelloResult(
             protocolVersion: DeviceMethod.protocolVersion, launchReason: reason.rawValue,
             applicationState: state == .active ? "active" : "background", container: record.container.paths,
-            badge: notifications.badge(of: params.bundleId), remoteNotification: launchPush)
+            badge: notifications.badge(of: params.bundleId), remoteNotification: launchPush,
+            backgroundPushSeconds: Self.seconds(configuration.backgroundPushBudget) * configuration.timeScale,
+            timeScale: configuration.timeScale)
         waiter?.resume()
         return .accepted(params.bundleId, try? .response(id: id, result))
     }
@@ -305,4 +307,11 @@ private struct AnyEncodable: Encodable, Sendable {
     let value: any Encodable & Sendable
     init(_ value: any Encodable & Sendable) { self.value = value }
     func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+}
+
+extension DeviceSimulator {
+    /// A duration as seconds, for a message.
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
 }
