@@ -6,22 +6,37 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 33: a new user's first minutes, in folders outside the project: `harness init` and its two
-/// scenarios, `harness doctor`, `harness serve` with no harness.yml.
+/// Issue 33: a new user's first minutes, in folders outside the project, with the binary copied out of
+/// the build folder alone (no resource bundle beside it): `harness init` and its two scenarios,
+/// `harness doctor`, `harness serve` with no harness.yml.
 @Suite struct FirstRunTests {
+    /// The built harness, copied alone into a folder of its own.
+    static func copiedHarness(_ name: String) throws -> String {
+        let bin = try PackagePaths.temporaryDirectory(name + "-bin")
+        let copy = bin.appendingPathComponent("harness")
+        try FileManager.default.copyItem(atPath: HarnessCommand.path, toPath: copy.path)
+        return copy.path
+    }
+
+    /// Runs the copied `harness` in `folder`.
+    static func run(_ harness: String, _ arguments: [String], in folder: URL) async throws -> ChildProcess {
+        try await ChildProcess.run(harness, arguments, currentDirectory: folder, timeout: .seconds(300))
+    }
+
     @Test func anInitFolderPassesAndItsVariantFailsNamingTheBrokenLink() async throws {
         let folder = try PackagePaths.temporaryDirectory("first-run-init")
-        let made = try await HarnessCommand.run(["init"], in: folder)
+        let harness = try Self.copiedHarness("first-run-init")
+        let made = try await Self.run(harness, ["init"], in: folder)
         #expect(made.status == 0, "\(made.transcript)")
         for file in ["harness.yml", "app.py", "media/daily/today.json", ".github/workflows/push-harness.yml"] {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(file).path), "\(file)")
         }
-        let passed = try await HarnessCommand.run(["run", "--ephemeral-ports"], in: folder)
+        let passed = try await Self.run(harness, ["run", "--ephemeral-ports"], in: folder)
         #expect(passed.status == 0, "\(passed.transcript)")
         #expect(passed.standardOutput.contains("PASS silent-push-download"), "\(passed.transcript)")
 
-        let failed = try await HarnessCommand.run(
-            ["run", "my-app-forgets-notification", "--ephemeral-ports"], in: folder)
+        let failed = try await Self.run(
+            harness, ["run", "my-app-forgets-notification", "--ephemeral-ports"], in: folder)
         #expect(failed.status == 1, "\(failed.transcript)")
         #expect(
             failed.standardOutput.contains(
@@ -37,8 +52,8 @@ import Glibc
             of: "        - apns.request.accepted: {pushType: background, priority: \"5\"}\n", with: "")
         #expect(plain != harnessYMLText)
         try plain.write(to: folder.appendingPathComponent("plain.yml"), atomically: true, encoding: .utf8)
-        let warned = try await HarnessCommand.run(
-            ["run", "silent-push-download", "-c", "plain.yml", "--ephemeral-ports"], in: folder)
+        let warned = try await Self.run(
+            harness, ["run", "silent-push-download", "-c", "plain.yml", "--ephemeral-ports"], in: folder)
         #expect(warned.status == 0, "\(warned.transcript)")
         #expect(
             warned.standardOutput.contains(
@@ -49,21 +64,22 @@ import Glibc
         // Nothing is overwritten unless asked; asked, all is written again.
         let harnessYML = folder.appendingPathComponent("harness.yml")
         try "# mine\n".write(to: harnessYML, atomically: true, encoding: .utf8)
-        let again = try await HarnessCommand.run(["init"], in: folder)
+        let again = try await Self.run(harness, ["init"], in: folder)
         #expect(again.status == 2, "\(again.transcript)")
         #expect(again.standardError.contains("harness.yml, app.py"), "\(again.transcript)")
         #expect(try String(contentsOf: harnessYML, encoding: .utf8) == "# mine\n")
-        let forced = try await HarnessCommand.run(["init", "--force", "--name", "news"], in: folder)
+        let forced = try await Self.run(harness, ["init", "--force", "--name", "news"], in: folder)
         #expect(forced.status == 0, "\(forced.transcript)")
         #expect(try String(contentsOf: harnessYML, encoding: .utf8).contains("bundleId: com.example.news"))
 
-        let wrong = try await HarnessCommand.run(["init", "--language", "cobol"], in: folder)
+        let wrong = try await Self.run(harness, ["init", "--language", "cobol"], in: folder)
         #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, not 'cobol'"))
     }
 
     @Test func doctorSaysWhatIsMissingAndHowToFixIt() async throws {
         let folder = try PackagePaths.temporaryDirectory("first-run-doctor")
-        let empty = try await HarnessCommand.run(["doctor"], in: folder)
+        let harness = try Self.copiedHarness("first-run-doctor")
+        let empty = try await Self.run(harness, ["doctor"], in: folder)
         #expect(empty.status == 0, "\(empty.transcript)")
         #expect(empty.standardOutput.contains("libnghttp2"), "\(empty.transcript)")
         #expect(empty.standardOutput.contains("all is well"), "\(empty.transcript)")
@@ -89,7 +105,7 @@ import Glibc
             backgroundModes: []
         scenarios: {}
         """.write(to: folder.appendingPathComponent("harness.yml"), atomically: true, encoding: .utf8)
-        let sick = try await HarnessCommand.run(["doctor"], in: folder)
+        let sick = try await Self.run(harness, ["doctor"], in: folder)
         holder.send(SIGKILL)
         _ = await holder.waitForExit()
         #expect(sick.status == 1, "\(sick.transcript)")
@@ -104,8 +120,9 @@ import Glibc
 
     @Test func serveRunsWithoutAHarnessYMLAndSaysSo() async throws {
         let folder = try PackagePaths.temporaryDirectory("first-run-serve")
+        let harness = try Self.copiedHarness("first-run-serve")
         let serve = try RunningChild(
-            HarnessCommand.path, ["serve", "--ephemeral-ports", "--endpoints", "ep.json"], currentDirectory: folder)
+            harness, ["serve", "--ephemeral-ports", "--endpoints", "ep.json"], currentDirectory: folder)
         let up = await serve.waitForLine(containing: "services are up")
         let endpoints = try JSONSerialization.jsonObject(
             with: Data(contentsOf: folder.appendingPathComponent("ep.json")))
@@ -118,7 +135,7 @@ import Glibc
         #expect(serve.output.contains("no harness.yml in"), "\(serve.output)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(".harness/media").path))
 
-        let missing = try await HarnessCommand.run(["run", "-c", "nowhere.yml"], in: folder)
+        let missing = try await Self.run(harness, ["run", "-c", "nowhere.yml"], in: folder)
         #expect(missing.status == 2, "\(missing.transcript)")
         #expect(
             missing.standardError.contains("nowhere.yml: there is no such file; 'harness init' writes a first one"),
