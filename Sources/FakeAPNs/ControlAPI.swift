@@ -73,7 +73,8 @@ public final class ControlAPI: Sendable {
 
     static func make(
         host: String, port: Int, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
-        certificates: PushCertificateIssuer, limits: HTTPLimits, timeline: Timeline, logger: Logger
+        certificates: PushCertificateIssuer, limits: HTTPLimits, timeline: Timeline, logger: Logger,
+        deliveries: DeliveryCommand? = nil
     ) -> ControlAPI {
         let router = Router()
         router.get("/health") { _, _ in "ok" }
@@ -86,8 +87,9 @@ public final class ControlAPI: Sendable {
                 throw HTTPError(
                     .badRequest, message: "environment must be 'sandbox' or 'production', not '\(environment)'")
             }
-            // A device registered from outside has no simulated app: deliveries are only recorded.
-            let token = gateway.register(topic: body.topic, environment: environment) { _ in }
+            // A device registered from outside has no simulated app: deliveries are only recorded, and
+            // handed to `deliveryCommand` when there is one (a real app in Apple's Simulator).
+            let token = gateway.register(topic: body.topic, environment: environment) { deliveries?.deliver($0) }
             return EditedResponse(status: .created, response: try describe(token, gateway))
         }
         router.get("/devices/:token") { _, context in try describe(try context.parameters.require("token"), gateway) }

@@ -48,6 +48,10 @@ public struct FakeAPNsConfiguration: Sendable {
     public var logBudget: Int? = 32 << 20
     /// Records every provider exchange into this cassette (HTTP/2, with its stream).
     public var recorder: CassetteRecorder?
+    /// Run for each notification delivered to a device registered through the control API, with
+    /// `{file}` (the notification as `xcrun simctl push` reads it, written in `deliveries/` of the
+    /// credentials folder), `{topic}` and `{token}` filled in (``DeliveryCommand``); nil runs nothing.
+    public var deliveryCommand: [String]?
     /// Where `ca.pem` and `AuthKey_<keyId>.p8` are written.
     public var credentialsDirectory: URL
 

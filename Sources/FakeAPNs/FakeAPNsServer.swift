@@ -44,6 +44,8 @@ public final class FakeAPNsServer: Service, Sendable {
     /// `AuthKey_<keyId>.p8`: the provider's signing key.
     public let keyFile: URL
     public let controlAPI: ControlAPI
+    /// `deliveryCommand`'s runner, when one is configured.
+    let deliveries: DeliveryCommand?
     /// Issues the server certificate and providers' push certificates.
     public let authority: LocalCertificateAuthority
     private let listeners: [any Channel]
@@ -130,14 +132,21 @@ public final class FakeAPNsServer: Service, Sendable {
             feedbackPort = try await listen(configured, setting: "feedbackPort", legacy(.feedback))
         }
         let issuer = PushCertificateIssuer(authority: authority, directory: configuration.credentialsDirectory)
+        let deliveries = configuration.deliveryCommand.map {
+            DeliveryCommand(
+                template: $0, folder: configuration.credentialsDirectory.appendingPathComponent("deliveries"),
+                timeline: timeline)
+        }
         let control = ControlAPI.make(
             host: configuration.host, port: configuration.controlPort, gateway: gateway, log: log, faults: faults,
-            certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger)
+            certificates: issuer, limits: configuration.controlLimits, timeline: timeline, logger: logger,
+            deliveries: deliveries)
         return FakeAPNsServer(
             configuration: configuration, gateway: gateway, log: log, faults: faults, signingKey: signingKey,
             port: port, productionPort: productionPort, plaintextPort: plaintextPort, legacyPort: legacyPort,
             feedbackPort: feedbackPort, caFile: caFile, keyFile: keyFile, controlAPI: control, authority: authority,
-            listeners: listeners, connections: connections, legacyConnections: legacyConnections)
+            listeners: listeners, connections: connections, legacyConnections: legacyConnections,
+            deliveries: deliveries)
     }
 
     private static func makeBootstrap(
@@ -209,8 +218,10 @@ public final class FakeAPNsServer: Service, Sendable {
         configuration: FakeAPNsConfiguration, gateway: DeviceGateway, log: NotificationLog, faults: FaultInjector,
         signingKey: ProviderSigningKey, port: Int, productionPort: Int?, plaintextPort: Int?, legacyPort: Int?,
         feedbackPort: Int?, caFile: URL, keyFile: URL, controlAPI: ControlAPI, authority: LocalCertificateAuthority,
-        listeners: [any Channel], connections: ConnectionRegistry, legacyConnections: ConnectionRegistry
+        listeners: [any Channel], connections: ConnectionRegistry, legacyConnections: ConnectionRegistry,
+        deliveries: DeliveryCommand?
     ) {
+        self.deliveries = deliveries
         self.authority = authority
         self.configuration = configuration
         self.gateway = gateway
@@ -250,9 +261,12 @@ public final class FakeAPNsServer: Service, Sendable {
     public func run() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.controlAPI.listener.run() }
+            // The delivery commands, one at a time; their queue ends with the server.
+            if let deliveries { group.addTask { await deliveries.run() } }
             // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
             group.addTask {
                 try? await gracefulShutdown()
+                self.deliveries?.finish()
                 for listener in self.listeners { try? await listener.close() }
                 async let legacy: Void = self.legacyConnections.shutdownAll(farewell: Self.legacyFarewell)
                 await self.connections.shutdownAll()

@@ -26,6 +26,11 @@ extension ConfigurationLoader {
             "teamId": { $1.teamId = try $0.identifier() },
             "keyId": { $1.keyId = try $0.identifier() },
             "coalescingWindow": { $1.delivery.coalescingWindow = try $0.duration() },
+            "deliveryCommand": { value, apns in
+                let command = try value.strings()
+                guard !command.isEmpty else { throw value.error("the command must not be empty") }
+                apns.deliveryCommand = command
+            },
         ])
     }
 

@@ -12,6 +12,12 @@ extension EventCatalogue {
             kind: .apnsLegacyTruncated, source: "apns", attributes: ["client", "bytes"],
             meaning: "A legacy gateway connection ended in the middle of a command; its `bytes` were dropped."),
         EventSpec(
+            kind: .apnsDeliveryCommand, source: "apns",
+            attributes: ["apnsId", "deviceToken", "topic", "status", "output"],
+            meaning:
+                "`services.apns.deliveryCommand` ran for a notification delivered to a device registered through the control API: its exit `status` and what it printed (docs/real-devices.md)."
+        ),
+        EventSpec(
             kind: .apnsFeedbackRead, source: "apns", attributes: ["topic", "count", "tokens"],
             meaning:
                 "A provider read the feedback service: `count` tokens of removed apps on `topic` (comma-separated in `tokens`), now cleared from its list."

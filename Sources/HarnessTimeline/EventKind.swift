@@ -39,6 +39,8 @@ extension EventKind {
 
     // FakeAPNs
     public static let apnsDeviceRegistered: EventKind = "apns.device.registered"
+    /// `deliveryCommand` ran for a delivered notification (`status`, `output`).
+    public static let apnsDeliveryCommand: EventKind = "apns.delivery.command"
     public static let apnsAccepted: EventKind = "apns.request.accepted"
     public static let apnsRejected: EventKind = "apns.request.rejected"
     public static let apnsDelivered: EventKind = "apns.delivered"
