@@ -102,7 +102,7 @@ struct Serve: AsyncParsableCommand {
                 services: configuration.services, stateDirectory: state,
                 timeline: timeline, logger: options.logger, gracefulShutdownSignals: [.sigterm, .sigint])
         } catch {
-            fail(ServiceStack.describe(error), code: 2)
+            fail(await ServiceStack.describe(error), code: 2)
         }
         recorder?.redact(also: ServiceStack.keyMaterial(of: stack))
         let file = Endpoints(stack: stack, parse: configuration.services.parse, topic: topic)
@@ -132,7 +132,7 @@ struct Serve: AsyncParsableCommand {
                 printError("could not finish the cassette: \(error)")
             }
         }
-        if let failure { fail("a service failed: \(ServiceStack.describe(failure))", code: 1) }
+        if let failure { fail("a service failed: \(await ServiceStack.describe(failure))", code: 1) }
         say("services stopped")
     }
 

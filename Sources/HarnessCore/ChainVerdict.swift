@@ -28,12 +28,6 @@ public struct ChainVerdict: Sendable {
         countProblems.contains { count, seen in count.atMost.map { seen > $0 } ?? false }
     }
     public var passed: Bool { complete && violations.isEmpty && countProblems.isEmpty }
-    /// Every link is either seen or came too early: the chain's order can no longer hold (waiting would
-    /// only give a second event of a kind an app sends once).
-    public var orderLost: Bool {
-        links.contains { $0.event == nil && $0.early != nil } && links.allSatisfy { $0.event != nil || $0.early != nil }
-    }
-
     /// Matches links in order: each must come after the one before it. A link not seen in its place does
     /// not stop the rest: each later link is looked for after the last link seen, and judged on what
     /// happened.

@@ -29,7 +29,7 @@ public struct PortHolder: Sendable, Equatable, CustomStringConvertible {
     public static func of(port: Int) -> PortHolder? {
         var inodes: Set<String> = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            guard let text = procFile(table) else { continue }
             inodes.formUnion(listeningInodes(port: port, in: text))
         }
         guard !inodes.isEmpty else { return nil }
@@ -42,12 +42,22 @@ public struct PortHolder: Sendable, Equatable, CustomStringConvertible {
                 guard let target = try? manager.destinationOfSymbolicLink(atPath: "\(folder)/\(descriptor)"),
                     sockets.contains(target)
                 else { continue }
-                let command =
-                    (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                let command = procFile("/proc/\(entry)/comm")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
                 return PortHolder(pid: pid, command: command)
             }
         }
         return nil
+    }
+
+    /// A /proc file's text, read to its end: /proc says its files have no size, so they are read until
+    /// the kernel has no more to give (a busy machine's socket table is many pages), at most 16 MiB.
+    static func procFile(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var data = Data()
+        while data.count < 16 << 20, let chunk = try? handle.read(upToCount: 65_536), !chunk.isEmpty {
+            data.append(chunk)
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 }

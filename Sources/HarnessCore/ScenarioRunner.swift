@@ -114,7 +114,7 @@ public struct ScenarioRunner: Sendable {
         } catch is CancellationError {
             outcome = .interrupted
         } catch let error as PortInUse {
-            outcome = .setupError(error.inHarnessYAML)
+            outcome = .setupError(await error.inHarnessYAML())
         } catch let error as ConfigurationError {
             outcome = .setupError(error.description)
         } catch let error as CassetteError {
@@ -216,14 +216,16 @@ public struct ScenarioRunner: Sendable {
         return (.failed(summary), verdict, explanation)
     }
 
-    /// Waits until the chain is complete or a forbidden event appears, giving up after `timeout`.
+    /// Waits until the chain is complete or a forbidden event appears, giving up after `timeout`. A link
+    /// seen only too early does not end the wait: the same kind may come again in its place (a second
+    /// suspension, a second screen), and only the scenario's `within` can say when it no longer will.
     private func waitForVerdict(
         _ expectation: Expectation, timeline: Timeline, digest: @escaping @Sendable (String) -> String?,
         after timeout: Duration
     ) async throws -> ChainVerdict {
         let failed: @Sendable ([TimelineEvent]) -> Bool = { events in
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
-            return !verdict.violations.isEmpty || verdict.overrun || verdict.orderLost
+            return !verdict.violations.isEmpty || verdict.overrun
         }
         let decided: @Sendable ([TimelineEvent]) -> Bool = { events in
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)

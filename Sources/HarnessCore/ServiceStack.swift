@@ -221,7 +221,7 @@ public final class ServiceStack: Sendable {
                 } catch is CancellationError {
                     return nil
                 } catch {
-                    throw ServicesStopped(why: Self.describe(error))
+                    throw ServicesStopped(why: await Self.describe(error))
                 }
                 throw ServicesStopped(why: "a service ended")
             }
