@@ -1,8 +1,9 @@
-import FakeAPNs
 import Foundation
 import HarnessTimeline
 import TestSupport
 import Testing
+
+@testable import FakeAPNs
 
 /// `deliveryCommand`: a device registered through the control API (not a simulated one) gets each
 /// delivered notification as the file `xcrun simctl push` reads, handed to a command. Here the command
@@ -40,6 +41,21 @@ struct DeliveryCommandTests {
         #expect(file["Simulator Target Bundle"] as? String == "com.example.app")
         #expect((file["aps"] as? [String: Any])?["alert"] as? String == "Hello")
         #expect(file["n"] as? Int == 1)
+    }
+
+    /// A command that outlives its time is killed with all it started; one that cannot start says why.
+    @Test func aCommandPastItsTimeIsKilledWithItsChildrenAndAMissingOneIsSaid() throws {
+        let slow = try CommandRun.execute(
+            ["sh", "-c", "sleep 30 & echo started; wait"], timeout: .milliseconds(300), keep: 100
+        ) { _ in }
+        #expect(slow.0 == "killed after 0.3 seconds", "\(slow)")
+        #expect(slow.1 == "started\n")
+        let long = try CommandRun.execute(["sh", "-c", "yes | head -c 100000"], timeout: .seconds(30), keep: 10) { _ in
+        }
+        #expect(long.0 == "exited with status 0" && long.1 == "y\ny\ny\ny\ny\n")
+        #expect(throws: CommandRun.Failure.self) {
+            try CommandRun.execute(["no-such-program-here"], timeout: .seconds(5), keep: 10) { _ in }
+        }
     }
 
     @Test func theFileAndTheArgumentsAreMadeByRule() throws {
