@@ -13,7 +13,10 @@ extension Scaffold {
           Parse installation with the device token it is given;
         - on a silent push (content-available: 1): downloads today's file in the background session,
           moves it to Library/Caches/today.json when the download finishes, then posts a local
-          notification and calls the push's completion handler with newData.
+          notification and calls the push's completion handler with newData. A download that takes too
+          long for the push's background time (backgroundPushSeconds in the hello answer) completes the
+          push half way through that time with noData and goes on in the session: when it ends, iOS wakes or relaunches the app
+          for the session (handleEventsForBackgroundURLSession), which posts the notification then.
 
         Replace it with your own app: any language that can read and write lines on a socket will do.
         `--forget-notification` builds in a bug (no local notification) for the failing variant.
@@ -21,14 +24,18 @@ extension Scaffold {
 
         import json
         import os
+        import select
         import shutil
         import socket
         import sys
+        import time
         import urllib.request
         import uuid
 
         SESSION = "com.example.background-session"
         FORGET_NOTIFICATION = "--forget-notification" in sys.argv
+        # The harness's services are on this machine: never through a proxy a CI runner may set.
+        HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
         class Device:
@@ -56,12 +63,17 @@ extension Scaffold {
             def log(self, text):
                 self.send({"method": "log", "params": {"message": text}})
 
-            def messages(self):
+            def messages(self, tick):
+                """Every message from the device until it closes the socket; `tick` is called at least
+                every half second in between (for the app's own deadlines)."""
                 while True:
                     while b"\n" in self.buffer:
                         line, self.buffer = self.buffer.split(b"\n", 1)
                         if line.strip():
                             yield json.loads(line)
+                    tick()
+                    if not select.select([self.socket], [], [], 0.5)[0]:
+                        continue
                     chunk = self.socket.recv(65536)
                     if not chunk:  # the device closed the socket: the app was terminated
                         return
@@ -72,7 +84,10 @@ extension Scaffold {
             def __init__(self, device, hello):
                 self.device = device
                 self.container = hello["container"]  # home, caches, documents, tmp
-                self.completions = []  # the completion ids of pushes waiting for the download
+                # A push's background time, in real seconds (30 unless the scenario scales time).
+                self.budget = hello.get("backgroundPushSeconds") or 30
+                self.completions = []  # (completion id, deadline) of pushes waiting for the download
+                self.session_completion = None  # handleEventsForBackgroundURLSession's handler
 
             # UIApplicationDelegate
 
@@ -88,9 +103,20 @@ extension Scaffold {
                 if params["userInfo"].get("aps", {}).get("content-available") != 1:
                     self.device.request("fetchCompletion", {"completionId": params["completionId"], "result": "noData"})
                     return
-                self.completions.append(params["completionId"])
+                # Completed half way through its time if the download is not done by then (tick below): a
+                # busy machine may be slow to get to it, and iOS kills an app that overruns.
+                self.completions.append((params["completionId"], time.monotonic() + 0.5 * self.budget))
                 url = os.environ["HARNESS_MEDIA_URL"] + "/daily/today.json"
-                self.device.request("downloadTask.resume", {"session": SESSION, "taskIdentifier": 1, "url": url})
+                # A task number of this process's own: tasks outlive the process.
+                task = os.getpid() * 1000 + len(self.completions)
+                self.device.request("downloadTask.resume", {"session": SESSION, "taskIdentifier": task, "url": url})
+
+            def tick(self):
+                """Completes the pushes whose background time is nearly spent; the session goes on."""
+                now = time.monotonic()
+                for completion, deadline in [c for c in self.completions if c[1] <= now]:
+                    self.device.request("fetchCompletion", {"completionId": completion, "result": "noData"})
+                self.completions = [c for c in self.completions if c[1] > now]
 
             # URLSessionDownloadDelegate
 
@@ -102,15 +128,34 @@ extension Scaffold {
                 result = "failed" if params.get("error") else "newData"
                 if result == "newData" and not FORGET_NOTIFICATION:
                     self.device.request("localNotification.add", {"alertBody": "Today's stories are here"})
-                for completion in self.completions:
+                for completion, _ in self.completions:
                     self.device.request("fetchCompletion", {"completionId": completion, "result": result})
                 self.completions = []
+
+            # The session's events after a wake or relaunch for it (a download that outlived the push).
+
+            def handle_events_for_background_session(self, params):
+                self.device.request("session.create", {"identifier": params["identifier"], "background": True})
+                self.session_completion = params["completionId"]
+
+            def did_finish_events(self):
+                if self.session_completion is not None:
+                    self.device.request("backgroundEventsCompletion", {"completionId": self.session_completion})
+                    self.session_completion = None
 
             # Parse: PFInstallation.saveInBackground, as its REST call.
 
             def save_installation(self, token):
+                # One installation id for the app's life, kept in its container (a relaunch updates it).
+                kept = os.path.join(self.container["documents"], "installation-id")
+                if not os.path.exists(kept):
+                    os.makedirs(self.container["documents"], exist_ok=True)
+                    with open(kept, "w") as file:
+                        file.write(str(uuid.uuid4()))
+                with open(kept) as file:
+                    installation = file.read()
                 body = {
-                    "deviceType": "ios", "deviceToken": token, "installationId": str(uuid.uuid4()),
+                    "deviceType": "ios", "deviceToken": token, "installationId": installation,
                     "appIdentifier": os.environ["HARNESS_BUNDLE_ID"], "channels": [""],
                 }
                 request = urllib.request.Request(
@@ -122,7 +167,7 @@ extension Scaffold {
                 )
                 if "HARNESS_PARSE_CLIENT_KEY" in os.environ:
                     request.add_header("X-Parse-Client-Key", os.environ["HARNESS_PARSE_CLIENT_KEY"])
-                with urllib.request.urlopen(request, timeout=10) as answer:
+                with HTTP.open(request, timeout=10) as answer:
                     answer.read()
 
             def handle(self, message):
@@ -134,6 +179,10 @@ extension Scaffold {
                     self.device.respond(message["id"], {})  # the file is moved: the device may delete it
                 elif method == "didCompleteWithError":
                     self.did_complete(params)
+                elif method == "handleEventsForBackgroundURLSession":
+                    self.handle_events_for_background_session(params)
+                elif method == "urlSessionDidFinishEvents":
+                    self.did_finish_events()
                 elif "id" in message:  # a request this app does not know: JSON-RPC's "method not found"
                     self.device.send({"id": message["id"], "error": {"code": -32601, "message": f"unknown method {method}"}})
 
@@ -142,7 +191,7 @@ extension Scaffold {
             device = Device(os.environ["HARNESS_DEVICE_SOCKET"])
             device.request("hello", {"protocolVersion": 1, "bundleId": os.environ["HARNESS_BUNDLE_ID"], "pid": os.getpid()})
             app = None
-            for message in device.messages():
+            for message in device.messages(lambda: app and app.tick()):
                 if app is None:  # the first answer is the handshake's
                     if "error" in message:
                         sys.exit(f"the device refused the handshake: {message['error']['message']}")

@@ -108,6 +108,26 @@ public struct Scaffold: Sendable, Equatable {
                 - path: Library/Caches/today.json
                   sha256OfFixture: daily/today.json
 
+          slow-download:
+            description: the download outlasts the push's background time; the app completes the push early and tells the user when the session wakes it
+            media: {throttle: 400B/s}        # 3 KB take about 8 s
+            device: {timeScale: 0.2}         # iOS's times five times shorter: the push's 30 s become 6 s
+            steps:
+              - launch: \(name)
+              - waitFor: {event: parse.installation.saved, timeout: 30s}
+              - home: \(name)
+              - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+              - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+            expect:
+              within: 30s
+              chain:
+                - device.push.delivered: {wake: resumed}
+                - app.fetchCompleted: {result: noData}                     # in time, before the download ends
+                - transfer.completed: {sha256: {sha256OfFixture: daily/today.json}}
+                - app.localNotification: {alertBody: "Today's stories are here"}
+              never:
+                - device.watchdog.killed
+
           \(name)-forgets-notification:
             description: the same, with an app that forgets to tell the user; this one must fail
             steps:

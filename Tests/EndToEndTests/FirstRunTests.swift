@@ -43,6 +43,11 @@ import Glibc
                 "The chain broke at link 2: expected app.localNotification {alertBody: Today's stories are here}"),
             "\(failed.transcript)")
 
+        // A download longer than the push's background time: the push completed early, the user told later.
+        let slow = try await Self.run(harness, ["run", "slow-download", "--ephemeral-ports"], in: folder)
+        #expect(slow.status == 0, "\(slow.transcript)")
+        #expect(slow.standardOutput.contains("app.fetchCompleted {result: noData}"), "\(slow.transcript)")
+
         // The same push without Apple's background shape still wakes the app, with a warning.
         let harnessYMLText = try String(contentsOf: folder.appendingPathComponent("harness.yml"), encoding: .utf8)
         let plain = harnessYMLText.replacingOccurrences(

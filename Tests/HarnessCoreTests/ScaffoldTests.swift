@@ -18,7 +18,10 @@ struct ScaffoldTests {
         // The harness.yml reads as harness.yml, with both scenarios.
         let configuration = try ConfigurationLoader.parse(
             yml, file: "harness.yml", baseDirectory: URL(fileURLWithPath: "/tmp"))
-        #expect(configuration.scenarios.map(\.name) == ["silent-push-download", "news-forgets-notification"])
+        #expect(
+            configuration.scenarios.map(\.name) == [
+                "silent-push-download", "slow-download", "news-forgets-notification",
+            ])
     }
 
     @Test func aNameThatCannotBeAnAppNameIsRefused() {
