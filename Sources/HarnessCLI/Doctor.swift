@@ -48,9 +48,20 @@ struct Doctor: AsyncParsableCommand {
         for backend in configuration.backends {
             if let program = backend.command.first { programs.append(("the backend '\(backend.name)'", program)) }
         }
+        if let program = configuration.services.apns.deliveryCommand?.first {
+            programs.append(("services.apns.deliveryCommand", program))
+        }
         checkup.programs(programs) {
             FileManager.default.isExecutableFile(atPath: AppProcess.resolve($0, in: base).path)
         }
+        var files: [(whose: String, path: String)] = []
+        for app in configuration.apps.values.sorted(by: { $0.name < $1.name }) {
+            files += Checkup.scriptArguments(of: app.command).map { ("the app '\(app.name)'", $0) }
+        }
+        for backend in configuration.backends {
+            files += Checkup.scriptArguments(of: backend.command).map { ("the backend '\(backend.name)'", $0) }
+        }
+        checkup.files(files) { FileManager.default.fileExists(atPath: URL(fileURLWithPath: $0, relativeTo: base).path) }
         let state = base.appendingPathComponent(".harness")
         checkup.stateFolder(state.path, problem: Self.writeProblem(in: state))
         for finding in checkup.findings {

@@ -240,6 +240,9 @@ extension ReplayedRun {
             guard let backend = configuration.backend(named: name) else { continue }
             lines.append("backend \(name) '\(backend.command.joined(separator: " "))'")
         }
+        if let command = configuration.services.apns.deliveryCommand {
+            lines.append("services.apns.deliveryCommand '\(command.joined(separator: " "))'")
+        }
         return lines
     }
 

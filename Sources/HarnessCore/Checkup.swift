@@ -69,6 +69,31 @@ public struct Checkup: Sendable, Equatable {
         }
     }
 
+    /// The files the apps' and backends' commands name (a script given to its interpreter), each there
+    /// or not.
+    public mutating func files(_ files: [(whose: String, path: String)], exists: (String) -> Bool) {
+        for (whose, path) in files {
+            findings.append(
+                exists(path)
+                    ? Finding(what: "\(whose) reads \(path): found", fix: nil)
+                    : Finding(
+                        what: "\(whose) reads \(path), which is not there",
+                        fix: "correct the path in harness.yml (a relative path is from harness.yml's folder)"))
+        }
+    }
+
+    /// The arguments of `command` after its program that name a file to read: a script given to its
+    /// interpreter (`app.py`, `server.rb`, `./run.sh`, `Fixtures/apps/x.py`), not an option or a word.
+    public static func scriptArguments(of command: [String]) -> [String] {
+        let scripts: Set<String> = ["py", "rb", "pl", "sh", "js", "mjs", "php", "lua", "jar"]
+        return command.dropFirst().filter { argument in
+            guard !argument.hasPrefix("-"), !argument.contains("{"), let dot = argument.lastIndex(of: ".") else {
+                return false
+            }
+            return scripts.contains(String(argument[argument.index(after: dot)...]).lowercased())
+        }
+    }
+
     /// The folder runs keep their reports and state in, writable or not (`problem` saying why not).
     public mutating func stateFolder(_ path: String, problem: String?) {
         findings.append(

@@ -31,6 +31,15 @@ struct CheckupTests {
             ])
     }
 
+    @Test func aScriptGivenToItsInterpreterIsAFileToFind() {
+        #expect(Checkup.scriptArguments(of: ["python3", "-u", "app.py", "--bug", "x"]) == ["app.py"])
+        #expect(Checkup.scriptArguments(of: ["sh", "./run.sh", "{file}"]) == ["./run.sh"])
+        #expect(Checkup.scriptArguments(of: ["./app", "--name", "v1.2"]).isEmpty)
+        var checkup = Checkup()
+        checkup.files([("the app 'a'", "app.py")]) { _ in false }
+        #expect(checkup.findings.first?.what == "the app 'a' reads app.py, which is not there")
+    }
+
     @Test func aWritableFolderAndALoadedLibraryPass() {
         var checkup = Checkup()
         checkup.stateFolder("/tmp/x/.harness", problem: nil)
