@@ -62,5 +62,6 @@ struct Init: AsyncParsableCommand {
               harness run \(name)-forgets-notification      # the variant that must fail: exit 1, naming the broken link
             Then make harness.yml's app '\(name)' run your own app (docs/writing-an-app.md).
             """)
+        if chosen == .shell { say("app.sh needs bash, socat (apt-get install socat) and curl.") }
     }
 }

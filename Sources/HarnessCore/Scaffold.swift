@@ -5,7 +5,7 @@ import Foundation
 /// the language asked for, a file for it to download, and a CI workflow. A value: the command writes it.
 public struct Scaffold: Sendable, Equatable {
     public enum Language: String, Sendable, CaseIterable {
-        case python
+        case python, shell
     }
 
     public struct File: Sendable, Equatable {
@@ -34,12 +34,14 @@ public struct Scaffold: Sendable, Equatable {
         switch language {
         case .python:
             app = ("app.py", "[python3, app.py]", "[python3, app.py, --forget-notification]", Self.pythonApp)
+        case .shell:
+            app = ("app.sh", "[bash, app.sh]", "[bash, app.sh, --forget-notification]", Self.shellApp)
         }
+        // The shell app keeps to the plain flow: a download longer than the push's time is Python's.
+        let yml = Self.harnessYML(
+            name: name, app: app.command, broken: app.broken, longDownloads: language == .python)
         files = [
-            File(
-                path: "harness.yml",
-                contents: Data(Self.harnessYML(name: name, app: app.command, broken: app.broken).utf8),
-                executable: false),
+            File(path: "harness.yml", contents: Data(yml.utf8), executable: false),
             File(path: app.path, contents: Data(app.text.utf8), executable: true),
             File(path: Self.download, contents: Self.downloadContents, executable: false),
             File(path: ".github/workflows/push-harness.yml", contents: Data(Self.workflow.utf8), executable: false),
@@ -61,53 +63,74 @@ public struct Scaffold: Sendable, Equatable {
         files.map(\.path).filter(exists)
     }
 
-    static func harnessYML(name: String, app: String, broken: String) -> String {
+    static func harnessYML(name: String, app: String, broken: String, longDownloads: Bool) -> String {
+        let slow = longDownloads ? slowDownload(name: name) : ""
+        return """
+            # PushHarness: your app's silent push → background download → local notification, on this machine.
+            # `harness run` runs the first scenario; `harness run \(name)-forgets-notification` the variant that
+            # must fail. The keys are explained in PushHarness's docs/harness-yml.md.
+            version: 1
+
+            services:
+              apns: {port: 0}          # FakeAPNs; 0 = a free port each run (the apps and backends are told it)
+              parse: {port: 0}         # FakeParse, where the app saves its installation and the push is sent
+              media:
+                port: 0
+                root: media            # what the app downloads, served as it would be by your server
+
+            apps:
+              \(name):                 # change command to run your own app; it must speak docs/device-protocol.md
+                bundleId: com.example.\(name)
+                command: \(app)
+                backgroundModes: [remote-notification]
+              \(name)-broken:          # the same app with a bug built in, for the variant below
+                bundleId: com.example.\(name)
+                command: \(broken)
+                backgroundModes: [remote-notification]
+
+            scenarios:
+              silent-push-download:
+                description: a silent push wakes the app, which downloads today's file in the background and says so
+                steps:
+                  - launch: \(name)
+                  - waitFor: {event: parse.installation.saved, timeout: 30s}   # the app registered with Parse
+                  - home: \(name)                                             # the user leaves the app
+                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+                  - push:                                                      # as your backend would send it
+                      where: {deviceType: ios}
+                      data: {content-available: 1, push_type: background, priority: 5}
+                expect:
+                  within: 30s
+                  chain:                                                       # each after the one before
+                    - apns.request.accepted: {pushType: background, priority: "5"}
+                    - device.push.delivered: {wake: resumed}
+                    - transfer.completed: {sha256: {sha256OfFixture: daily/today.json}}
+                    - app.localNotification: {alertBody: "Today's stories are here"}
+                    - app.fetchCompleted: {result: newData}
+                  files:
+                    - path: Library/Caches/today.json
+                      sha256OfFixture: daily/today.json
+
+            \(slow)  \(name)-forgets-notification:
+                description: the same, with an app that forgets to tell the user; this one must fail
+                steps:
+                  - launch: \(name)-broken
+                  - waitFor: {event: parse.installation.saved, timeout: 30s}
+                  - home: \(name)-broken
+                  - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
+                  - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
+                expect:
+                  within: 10s
+                  chain:
+                    - transfer.completed: {sha256: {sha256OfFixture: daily/today.json}}
+                    - app.localNotification: {alertBody: "Today's stories are here"}
+
+            """
+    }
+
+    /// The scenario of a download longer than the push's background time.
+    static func slowDownload(name: String) -> String {
         """
-        # PushHarness: your app's silent push → background download → local notification, on this machine.
-        # `harness run` runs the first scenario; `harness run \(name)-forgets-notification` the variant that
-        # must fail. The keys are explained in PushHarness's docs/harness-yml.md.
-        version: 1
-
-        services:
-          apns: {port: 0}          # FakeAPNs; 0 = a free port each run (the apps and backends are told it)
-          parse: {port: 0}         # FakeParse, where the app saves its installation and the push is sent
-          media:
-            port: 0
-            root: media            # what the app downloads, served as it would be by your server
-
-        apps:
-          \(name):                 # change command to run your own app; it must speak docs/device-protocol.md
-            bundleId: com.example.\(name)
-            command: \(app)
-            backgroundModes: [remote-notification]
-          \(name)-broken:          # the same app with a bug built in, for the variant below
-            bundleId: com.example.\(name)
-            command: \(broken)
-            backgroundModes: [remote-notification]
-
-        scenarios:
-          silent-push-download:
-            description: a silent push wakes the app, which downloads today's file in the background and says so
-            steps:
-              - launch: \(name)
-              - waitFor: {event: parse.installation.saved, timeout: 30s}   # the app registered with Parse
-              - home: \(name)                                             # the user leaves the app
-              - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
-              - push:                                                      # as your backend would send it
-                  where: {deviceType: ios}
-                  data: {content-available: 1, push_type: background, priority: 5}
-            expect:
-              within: 30s
-              chain:                                                       # each after the one before
-                - apns.request.accepted: {pushType: background, priority: "5"}
-                - device.push.delivered: {wake: resumed}
-                - transfer.completed: {sha256: {sha256OfFixture: daily/today.json}}
-                - app.localNotification: {alertBody: "Today's stories are here"}
-                - app.fetchCompleted: {result: newData}
-              files:
-                - path: Library/Caches/today.json
-                  sha256OfFixture: daily/today.json
-
           slow-download:
             description: the download outlasts the push's background time; the app completes the push early and tells the user when the session wakes it
             media: {throttle: 400B/s}        # 3 KB take about 8 s
@@ -128,19 +151,6 @@ public struct Scaffold: Sendable, Equatable {
               never:
                 - device.watchdog.killed
 
-          \(name)-forgets-notification:
-            description: the same, with an app that forgets to tell the user; this one must fail
-            steps:
-              - launch: \(name)-broken
-              - waitFor: {event: parse.installation.saved, timeout: 30s}
-              - home: \(name)-broken
-              - waitFor: {event: device.app.state, where: {state: suspended}, timeout: 10s}
-              - push: {where: {deviceType: ios}, data: {content-available: 1, push_type: background, priority: 5}}
-            expect:
-              within: 10s
-              chain:
-                - transfer.completed: {sha256: {sha256OfFixture: daily/today.json}}
-                - app.localNotification: {alertBody: "Today's stories are here"}
 
         """
     }

@@ -78,7 +78,23 @@ import Glibc
         #expect(try String(contentsOf: harnessYML, encoding: .utf8).contains("bundleId: com.example.news"))
 
         let wrong = try await Self.run(harness, ["init", "--language", "cobol"], in: folder)
-        #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, not 'cobol'"))
+        #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, shell, not 'cobol'"))
+    }
+
+    /// The shell app, for people who want to see the wire: the same chain, the same variant.
+    @Test func aShellInitFolderPassesAndItsVariantFails() async throws {
+        let folder = try PackagePaths.temporaryDirectory("first-run-shell")
+        let harness = try Self.copiedHarness("first-run-shell")
+        let made = try await Self.run(harness, ["init", "--language", "shell"], in: folder)
+        #expect(made.status == 0 && made.standardOutput.contains("wrote app.sh"), "\(made.transcript)")
+        let passed = try await Self.run(harness, ["run", "--ephemeral-ports"], in: folder)
+        #expect(passed.status == 0, "\(passed.transcript)")
+        let failed = try await Self.run(
+            harness, ["run", "my-app-forgets-notification", "--ephemeral-ports"], in: folder)
+        #expect(failed.status == 1, "\(failed.transcript)")
+        #expect(
+            failed.standardOutput.contains("The chain broke at link 2: expected app.localNotification"),
+            "\(failed.transcript)")
     }
 
     @Test func doctorSaysWhatIsMissingAndHowToFixIt() async throws {

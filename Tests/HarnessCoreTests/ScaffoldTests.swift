@@ -24,6 +24,16 @@ struct ScaffoldTests {
             ])
     }
 
+    @Test func aShellScaffoldRunsItsAppWithBashAndKeepsToThePlainFlow() throws {
+        let scaffold = try Scaffold(language: .shell, name: "news")
+        #expect(scaffold.files.map(\.path).contains("app.sh"))
+        let yml = String(decoding: scaffold.files[0].contents, as: UTF8.self)
+        #expect(yml.contains("command: [bash, app.sh]"))
+        let configuration = try ConfigurationLoader.parse(
+            yml, file: "harness.yml", baseDirectory: URL(fileURLWithPath: "/tmp"))
+        #expect(configuration.scenarios.map(\.name) == ["silent-push-download", "news-forgets-notification"])
+    }
+
     @Test func aNameThatCannotBeAnAppNameIsRefused() {
         for name in ["", "1st", "my app", "naïve", String(repeating: "a", count: 41)] {
             #expect(throws: ScaffoldError.self) { try Scaffold(language: .python, name: name) }
