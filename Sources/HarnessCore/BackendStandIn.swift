@@ -285,6 +285,8 @@ final class BackendStandIn: Sendable {
             let body = try await response.body.collect(upTo: 1 << 20)
             answer = "\(response.status.code) \(String(buffer: body))".trimmingCharacters(in: .whitespaces)
         } catch {
+            // The request's own error is the one to say; a client that also fails to shut down adds
+            // nothing to it (its connections close with the event loop's).
             try? await client.shutdown()
             throw error
         }
