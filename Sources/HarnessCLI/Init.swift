@@ -19,6 +19,12 @@ struct Init: AsyncParsableCommand {
     @Option(help: "The app's name in harness.yml (and the end of its bundle id).")
     var name = "my-app"
 
+    @Option(
+        help: ArgumentHelp(
+            "With --language swift: PushHarness's folder or git URL, for the app's Package.swift.",
+            discussion: "By default the checkout this harness was built from, while it is still there."))
+    var harnessPackage: String?
+
     @Flag(help: "Overwrite files that are there already.")
     var force = false
 
@@ -27,13 +33,15 @@ struct Init: AsyncParsableCommand {
             let known = Scaffold.Language.allCases.map(\.rawValue).joined(separator: ", ")
             fail("--language takes \(known), not '\(language.prefix(40))'", code: 2)
         }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let scaffold: Scaffold
+        let harness: Scaffold.HarnessPackage?
         do {
-            scaffold = try Scaffold(language: chosen, name: name)
+            harness = try package(in: here, for: chosen)
+            scaffold = try Scaffold(language: chosen, name: name, harnessPackage: harness)
         } catch {
             fail(error.description, code: 2)
         }
-        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let there = scaffold.existing { FileManager.default.fileExists(atPath: here.appendingPathComponent($0).path) }
         if !there.isEmpty, !force {
             fail(
@@ -62,6 +70,30 @@ struct Init: AsyncParsableCommand {
               harness run \(name)-forgets-notification      # the variant that must fail: exit 1, naming the broken link
             Then make harness.yml's app '\(name)' run your own app (docs/writing-an-app.md).
             """)
-        if chosen == .shell { say("app.sh needs bash, socat (apt-get install socat) and curl.") }
+        switch chosen {
+        case .shell: say("app.sh needs bash, socat (apt-get install socat) and curl.")
+        case .swift:
+            say(
+                "harness run builds the app with swift build first (a minute the first time); Package.swift names "
+                    + "PushHarness as \(harness?.manifestLine ?? "")")
+        case .python: break
+        }
+    }
+
+    /// Where a Swift app finds PushHarness: `--harness-package`, checked when it is a folder, or the
+    /// checkout this harness was built from.
+    private func package(
+        in here: URL, for language: Scaffold.Language
+    ) throws(ScaffoldError) -> Scaffold.HarnessPackage? {
+        guard language == .swift else {
+            guard harnessPackage == nil else { throw .harnessPackageWithoutSwift }
+            return nil
+        }
+        guard let harnessPackage else { return HarnessCheckout.builtFrom().map { .path($0.path) } }
+        let package = try Scaffold.HarnessPackage(argument: harnessPackage, relativeTo: here)
+        if case .path(let path) = package, !HarnessCheckout.isCheckout(URL(fileURLWithPath: path)) {
+            throw .notACheckout(path: path)
+        }
+        return package
     }
 }

@@ -78,7 +78,7 @@ import Glibc
         #expect(try String(contentsOf: harnessYML, encoding: .utf8).contains("bundleId: com.example.news"))
 
         let wrong = try await Self.run(harness, ["init", "--language", "cobol"], in: folder)
-        #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, shell, not 'cobol'"))
+        #expect(wrong.status == 2 && wrong.standardError.contains("--language takes python, shell, swift, not 'cobol'"))
     }
 
     /// The shell app, for people who want to see the wire: the same chain, the same variant.
@@ -95,6 +95,41 @@ import Glibc
         #expect(
             failed.standardOutput.contains("The chain broke at link 2: expected app.localNotification"),
             "\(failed.transcript)")
+    }
+
+    /// A Swift app on DeviceClient: the package `init --language swift` writes names this checkout (the
+    /// one the harness was built from), `harness run` builds it and passes, and its variant fails.
+    @Test func aSwiftInitFolderBuildsItsPackageOnDeviceClientAndPasses() async throws {
+        let folder = try PackagePaths.temporaryDirectory("first-run-swift")
+        let harness = try Self.copiedHarness("first-run-swift")
+        let made = try await Self.run(harness, ["init", "--language", "swift", "--name", "news"], in: folder)
+        #expect(made.status == 0 && made.standardOutput.contains("wrote Sources/news/App.swift"), "\(made.transcript)")
+        let manifest = try String(contentsOf: folder.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(manifest.contains(".package(path: \"\(PackagePaths.root.standardizedFileURL.path)\")"), "\(manifest)")
+
+        let passed = try await Self.run(harness, ["run", "--ephemeral-ports"], in: folder)
+        #expect(passed.status == 0, "\(passed.transcript)")
+        #expect(passed.standardOutput.contains("building news: swift build --product news"), "\(passed.transcript)")
+        #expect(passed.standardOutput.contains("PASS silent-push-download"), "\(passed.transcript)")
+        #expect(
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent(".build/debug/news").path),
+            "\(passed.transcript)")
+
+        let failed = try await Self.run(harness, ["run", "news-forgets-notification", "--ephemeral-ports"], in: folder)
+        #expect(failed.status == 1, "\(failed.transcript)")
+        #expect(
+            failed.standardOutput.contains("The chain broke at link 2: expected app.localNotification"),
+            "\(failed.transcript)")
+
+        // A folder that is not PushHarness is refused, naming it; nothing is written over.
+        let elsewhere = try PackagePaths.temporaryDirectory("first-run-swift-elsewhere")
+        let refused = try await Self.run(
+            harness, ["init", "--language", "swift", "--harness-package", folder.path], in: elsewhere)
+        #expect(refused.status == 2, "\(refused.transcript)")
+        #expect(refused.standardError.contains("\(folder.path): not a PushHarness checkout"), "\(refused.transcript)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+        let python = try await Self.run(harness, ["init", "--harness-package", folder.path], in: elsewhere)
+        #expect(python.status == 2 && python.standardError.contains("--harness-package is for --language swift only"))
     }
 
     @Test func doctorSaysWhatIsMissingAndHowToFixIt() async throws {
