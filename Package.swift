@@ -49,9 +49,14 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // Any JSON value, for the device protocol, push payloads and the fault proxy's API alike.
+        .target(
+            name: "JSONValues",
+            dependencies: []
+        ),
         .target(
             name: "DeviceProtocol",
-            dependencies: []
+            dependencies: ["JSONValues"]
         ),
         // FakeAPNs's HTTP/2 on libnghttp2 (`apt-get install libnghttp2-dev`).
         .systemLibrary(
@@ -118,10 +123,15 @@ let package = Package(
             // Compiled in (ci/embed-dashboard writes DashboardFiles.swift): one binary, no resource bundle.
             exclude: ["Dashboard"]
         ),
+        // Child processes: posix_spawn, process groups, an app's or backend's process and its output.
+        .target(
+            name: "Processes",
+            dependencies: ["HarnessTimeline"]
+        ),
         .target(
             name: "Backends",
             dependencies: [
-                "DeviceSimulator", "HarnessTimeline", "HTTPServiceSupport",
+                "Processes", "HarnessTimeline", "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -135,10 +145,17 @@ let package = Package(
             name: "Recording",
             dependencies: ["HarnessTimeline", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Toxiproxy's toxics and the push channel's faults as values, with no server in them: the device side
+        // and the network settings use them without the fault proxy.
+        .target(
+            name: "Toxics",
+            dependencies: ["HarnessTimeline", "JSONValues"]
+        ),
         .target(
             name: "FaultProxy",
             dependencies: [
-                "DeviceProtocol",
+                "Toxics",
+                "JSONValues",
                 "HarnessTimeline",
                 "HTTPServiceSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,7 +167,7 @@ let package = Package(
         ),
         .target(
             name: "NetworkConditions",
-            dependencies: ["FaultProxy", "HarnessTimeline"]
+            dependencies: ["Toxics", "HarnessTimeline"]
         ),
         .target(
             name: "PushChannel",
@@ -159,6 +176,7 @@ let package = Package(
         .target(
             name: "DeviceSimulator",
             dependencies: [
+                "Processes",
                 "Recording",
                 "DeviceProtocol",
                 "PushChannel",
@@ -181,6 +199,7 @@ let package = Package(
             name: "HarnessCore",
             dependencies: [
                 "Backends",
+                "Processes",
                 "HarnessTimeline",
                 "FakeAPNs",
                 "MediaServer",
@@ -191,6 +210,7 @@ let package = Package(
                 "HTTPServiceSupport",
                 "Recording",
                 "FaultProxy",
+                "Toxics",
                 "NetworkConditions",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -208,6 +228,7 @@ let package = Package(
             name: "HarnessCLI",
             dependencies: [
                 "DeviceSimulator",
+                "Processes",
                 "FakeAPNs",
                 "FakeParse",
                 "FaultProxy",
@@ -235,13 +256,16 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["DeviceSimulator"],
+            dependencies: ["Processes"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "HarnessTimelineTests", dependencies: ["HarnessTimeline"]),
+        .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "HarnessTimeline", "TestSupport"]),
-        .testTarget(name: "FaultProxyTests", dependencies: ["FaultProxy", "HarnessTimeline", "TestSupport"]),
-        .testTarget(name: "NetworkConditionsTests", dependencies: ["NetworkConditions", "FaultProxy"]),
+        .testTarget(
+            name: "FaultProxyTests", dependencies: ["FaultProxy", "Toxics", "HarnessTimeline", "TestSupport"]),
+        .testTarget(name: "ToxicsTests", dependencies: ["Toxics"]),
+        .testTarget(name: "NetworkConditionsTests", dependencies: ["NetworkConditions", "Toxics"]),
         .testTarget(name: "ParseModelTests", dependencies: ["ParseModel", "DeviceProtocol"]),
         .testTarget(name: "HTTPServiceSupportTests", dependencies: ["HTTPServiceSupport", "TestSupport"]),
         .testTarget(

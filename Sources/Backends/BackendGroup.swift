@@ -1,10 +1,10 @@
 import AsyncHTTPClient
-import DeviceSimulator
 import Foundation
 import HTTPServiceSupport
 import HarnessTimeline
 import NIOCore
 import NIOPosix
+import Processes
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import DeviceProtocol
 import Foundation
+import Processes
 
 /// What the device knows about one installed app during a run.
 struct AppRecord {

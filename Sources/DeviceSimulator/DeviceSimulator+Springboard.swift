@@ -1,6 +1,7 @@
 import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import Processes
 
 /// SpringBoard: launching, backgrounding, suspending and killing app processes.
 extension DeviceSimulator {
@@ -67,11 +68,17 @@ extension DeviceSimulator {
         environment["HOME"] = record.container.paths.home
         environment["TMPDIR"] = record.container.paths.tmp
         let timeline = timeline
-        let process = try AppProcess(
-            command: record.app.command, workingDirectory: record.app.workingDirectory, environment: environment,
-            onLine: { line in timeline.publish(.appOutput, source: "app", ["bundleId": bundleId, "line": line]) },
-            onExit: { termination in Task { await self.processExited(bundleId, termination: termination) } }
-        )
+        let process: AppProcess
+        do {
+            process = try AppProcess(
+                command: record.app.command, workingDirectory: record.app.workingDirectory, environment: environment,
+                onLine: { line in timeline.publish(.appOutput, source: "app", ["bundleId": bundleId, "line": line]) },
+                onExit: { termination in Task { await self.processExited(bundleId, termination: termination) } }
+            )
+        } catch {
+            // A launch step fails with the device's error, in the process's words.
+            throw DeviceError(error.description)
+        }
         let pid = process.pid
         record.process = process
         record.killCause = nil

@@ -4,6 +4,7 @@ import HarnessTimeline
 import Logging
 import NIOCore
 import NIOPosix
+import Processes
 import PushChannel
 import ServiceLifecycle
 

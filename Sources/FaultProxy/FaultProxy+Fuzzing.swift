@@ -1,5 +1,6 @@
-import DeviceProtocol
 import Foundation
+import JSONValues
+import Toxics
 
 /// The fault proxy's reading of Toxiproxy's JSON, reachable by the fuzzer (`Sources/HarnessFuzzer`):
 /// a body as a proxy (`POST /proxies`, its name, `listen` and `upstream`), as an array of them

@@ -1,5 +1,6 @@
-import DeviceProtocol
 import Foundation
+import JSONValues
+import Toxics
 
 extension FaultProxy {
     /// A proxy as the API shows it.

@@ -1,6 +1,7 @@
-import DeviceProtocol
 import Foundation
 import HarnessTimeline
+import JSONValues
+import Toxics
 
 /// The fault proxy: named TCP proxies, each listening on its own port and relaying to an upstream
 /// through its toxics, managed as Toxiproxy manages them (``ToxiproxyAPI`` serves its HTTP API).

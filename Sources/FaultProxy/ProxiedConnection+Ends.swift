@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Toxics
 
 #if canImport(Glibc)
 import Glibc

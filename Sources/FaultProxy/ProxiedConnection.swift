@@ -1,6 +1,7 @@
 import HarnessTimeline
 import NIOCore
 import NIOPosix
+import Toxics
 
 #if canImport(Glibc)
 import Glibc

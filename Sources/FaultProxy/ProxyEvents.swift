@@ -1,4 +1,5 @@
 import HarnessTimeline
+import Toxics
 
 /// What the fault proxy tells the timeline: proxies and toxics as they change, clients turned away
 /// because the upstream could not be reached, and connections a toxic ended.

@@ -1,6 +1,7 @@
 import HarnessTimeline
 import NIOCore
 import NIOPosix
+import Toxics
 
 /// One proxy's listener: accepts clients, opens a connection to the upstream for each, and relays
 /// their bytes through the proxy's toxics. The toxics can change while connections are open: each

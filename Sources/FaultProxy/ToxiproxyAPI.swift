@@ -4,6 +4,7 @@ import HTTPTypes
 import HarnessTimeline
 import Hummingbird
 import Logging
+import Toxics
 
 /// Toxiproxy's HTTP API over a ``FaultProxy``: the same paths, JSON, status codes and error texts, so
 /// that Toxiproxy's clients (toxiproxy-python, toxiproxy-cli, the Go client, testcontainers) drive it

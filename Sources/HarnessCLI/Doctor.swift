@@ -1,9 +1,9 @@
 import ArgumentParser
-import DeviceSimulator
 import FakeAPNs
 import FakeParse
 import Foundation
 import HarnessCore
+import Processes
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import ArgumentParser
-import DeviceSimulator
 import Foundation
 import HarnessCore
+import Processes
 import Recording
 
 struct Replay: AsyncParsableCommand {

@@ -1,5 +1,5 @@
-import DeviceSimulator
 import Foundation
+import Processes
 
 /// Runs an app's `build` command before its first launch, with its output passed through.
 enum BuildCommand {

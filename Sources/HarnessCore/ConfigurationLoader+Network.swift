@@ -1,6 +1,7 @@
 import FaultProxy
 import Foundation
 import NetworkConditions
+import Toxics
 
 /// harness.yml's `network` blocks (the services', a scenario's, a step's) and the user's profiles.
 extension ConfigurationLoader {

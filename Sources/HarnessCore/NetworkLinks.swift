@@ -3,6 +3,7 @@ import Foundation
 import HarnessTimeline
 import NetworkConditions
 import PushChannel
+import Toxics
 
 /// The run's links as its network settings make them: a fault proxy, named after its link, in front of
 /// each TCP link the run puts a condition on (at the start or in a step), the push channel's condition,

@@ -7,6 +7,7 @@ import HarnessTimeline
 import Logging
 import MediaServer
 import NetworkConditions
+import Processes
 import PushChannel
 import ServiceLifecycle
 import UnixSignals

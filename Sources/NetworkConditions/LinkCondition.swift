@@ -1,4 +1,4 @@
-import FaultProxy
+import Toxics
 
 /// What one link is made to do at one moment of a run: a network profile, down or up, and faults of
 /// its own. On a TCP link they become the fault proxy's toxics; on the push channel, the push faults.

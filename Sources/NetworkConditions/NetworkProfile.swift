@@ -1,4 +1,4 @@
-import FaultProxy
+import Toxics
 
 /// A network's shape each way, as Network Link Conditioner sets it: bandwidth, delay and packet loss
 /// down (towards the side that connects: the phone on the device's links) and up, and a delay for

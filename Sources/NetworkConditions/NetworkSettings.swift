@@ -1,4 +1,4 @@
-import FaultProxy
+import Toxics
 
 /// A profile as a setting gives it: not given (the level below decides), none, or one.
 public enum ProfileChoice: Sendable, Equatable {

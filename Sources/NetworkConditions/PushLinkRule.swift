@@ -1,6 +1,6 @@
-import FaultProxy
 import Foundation
 import HarnessTimeline
+import Toxics
 
 /// What the push channel does with each push APNs hands over, decided as a value: the condition of
 /// the `apns-device` link and seeded draws in, the push's fate out. The channel does the waiting.

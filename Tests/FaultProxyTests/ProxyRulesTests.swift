@@ -2,6 +2,7 @@ import Foundation
 import HarnessTimeline
 import TestSupport
 import Testing
+import Toxics
 
 @testable import FaultProxy
 

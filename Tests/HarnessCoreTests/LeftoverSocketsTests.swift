@@ -1,5 +1,5 @@
-import DeviceSimulator
 import Foundation
+import Processes
 import Testing
 
 @testable import HarnessCore

@@ -1,6 +1,6 @@
-import FaultProxy
 import NetworkConditions
 import Testing
+import Toxics
 
 /// Links, profiles and settings as values: a row per rule.
 struct NetworkConditionsTests {

@@ -1,5 +1,5 @@
-import DeviceSimulator
 import Foundation
+import Processes
 
 /// Runs a program to completion and collects what it printed: how tests drive real peers (curl,
 /// Python clients) and the built `harness` binary, as a user would.

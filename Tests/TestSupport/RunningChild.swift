@@ -1,5 +1,5 @@
-import DeviceSimulator
 import Foundation
+import Processes
 
 /// A child process a test talks to while it runs: waits for lines it prints, sends it signals, and
 /// collects its exit status. For long-running commands (`harness serve`, a run to interrupt).

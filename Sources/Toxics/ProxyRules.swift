@@ -13,7 +13,7 @@ public enum ProxyRules {
     /// the characters a URL path segment carries without percent-encoding (`-._~:@!$&'()*+,;=`), 1 to 200
     /// bytes, not `.` or `..` (which clients and servers resolve away). Nothing else can be created, so
     /// every proxy that exists can be read, changed and deleted.
-    static func nameProblem(_ name: String) -> String? {
+    package static func nameProblem(_ name: String) -> String? {
         guard !name.isEmpty else { return "missing required field: name" }
         guard name.utf8.count <= 200 else { return "bad request body: name must be at most 200 bytes" }
         let allowed = name.unicodeScalars.allSatisfy {
@@ -32,7 +32,7 @@ public enum ProxyRules {
     /// address in brackets (`[::1]:80`), or a DNS name (ASCII letters, digits, `-` and `_` in labels of
     /// 1 to 63, 253 bytes in all); empty means `0.0.0.0` for `listen` and `127.0.0.1` for `upstream`.
     /// The port is 1 to 65535 (0 too for `listen`: any free port).
-    static func hostPort(_ text: String, field: String) throws(ToxiproxyError) -> (host: String, port: Int) {
+    package static func hostPort(_ text: String, field: String) throws(ToxiproxyError) -> (host: String, port: Int) {
         let refusal = ToxiproxyError.badBody(
             "\(field) must be host:port, not \(Toxic.quoted(String(text.prefix(100))))")
         guard let colon = text.lastIndex(of: ":") else { throw refusal }
@@ -52,19 +52,19 @@ public enum ProxyRules {
         return (host, port)
     }
 
-    static func isIPv4(_ host: String) -> Bool {
+    package static func isIPv4(_ host: String) -> Bool {
         var address = in_addr()
         return inet_pton(AF_INET, host, &address) == 1
     }
 
-    static func isIPv6(_ host: String) -> Bool {
+    package static func isIPv6(_ host: String) -> Bool {
         var address = in6_addr()
         return inet_pton(AF_INET6, host, &address) == 1
     }
 
     /// A host name: labels of letters, digits, `-` and `_`, the last not all digits (RFC 3696: `127.1`,
     /// `2130706433` and `0x7f.1` are addresses to the resolver, which no rule here would see as one).
-    static func isDNSName(_ host: String) -> Bool {
+    package static func isDNSName(_ host: String) -> Bool {
         // A fully qualified name may end with its root's dot.
         let name = host.hasSuffix(".") ? host.dropLast() : Substring(host)
         guard name.utf8.count <= 253 else { return false }
@@ -82,17 +82,23 @@ public enum ProxyRules {
     // MARK: Loops
 
     /// A proxy as the loop rule sees it: where it listens and where it relays.
-    struct Hop {
+    package struct Hop {
         var name: String
         var listen: (host: String, port: Int)
         var upstream: (host: String, port: Int)
+
+        package init(name: String, listen: (host: String, port: Int), upstream: (host: String, port: Int)) {
+            self.name = name
+            self.listen = listen
+            self.upstream = upstream
+        }
     }
 
     /// The names of the proxies a connection to `start`'s listener goes through before it comes back
     /// to a listener it has passed (`start` first, then each proxy whose listener the one before relays
     /// to), or nil when the chain leaves the fault proxy. `local` are the addresses of this machine
     /// besides loopback (an upstream naming one of them reaches a listener on `0.0.0.0`).
-    static func loop(from start: Hop, among others: [Hop], local: Set<String> = []) -> [String]? {
+    package static func loop(from start: Hop, among others: [Hop], local: Set<String> = []) -> [String]? {
         var path = [start.name]
         var current = start
         let hops = [start] + others.filter { $0.name != start.name }
@@ -108,7 +114,9 @@ public enum ProxyRules {
 
     /// Whether a connection to `upstream` arrives at a listener bound to `listen`. Port 0 is a listener
     /// not bound yet, which nothing reaches.
-    static func reaches(_ upstream: (host: String, port: Int), _ listen: (host: String, port: Int), local: Set<String>)
+    package static func reaches(
+        _ upstream: (host: String, port: Int), _ listen: (host: String, port: Int), local: Set<String>
+    )
         -> Bool
     {
         guard listen.port != 0, upstream.port == listen.port else { return false }
@@ -125,7 +133,7 @@ public enum ProxyRules {
 
     /// One spelling of each host: names lowercased without their root's dot, IPv6 addresses as
     /// `inet_ntop` writes them, an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`) as its IPv4 address.
-    static func canonical(_ host: String) -> String {
+    package static func canonical(_ host: String) -> String {
         var address = in6_addr()
         if inet_pton(AF_INET6, host, &address) == 1 {
             let bytes = withUnsafeBytes(of: &address) { Array($0) }
@@ -152,12 +160,12 @@ public enum ProxyRules {
 
     /// The connections all proxies keep open at once, from the process's limit on descriptors (each
     /// connection takes two): half of what is left after 256 for everything else, at least 64.
-    static func maxConnectionsInAll(descriptorLimit: Int) -> Int {
+    package static func maxConnectionsInAll(descriptorLimit: Int) -> Int {
         max(64, (descriptorLimit - 256) / 2 / 2)
     }
 
     /// This process's soft limit on open descriptors (`RLIMIT_NOFILE`).
-    static func descriptorLimit() -> Int {
+    package static func descriptorLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1_024 }
         return Int(clamping: min(limit.rlim_cur, UInt(Int.max / 4)))
@@ -166,8 +174,8 @@ public enum ProxyRules {
 
 /// This machine's own addresses besides loopback (from `getifaddrs`), and its host name: an upstream
 /// naming one of them reaches a proxy listening on `0.0.0.0` or `::`.
-enum LocalAddresses {
-    static func current() -> Set<String> {
+package enum LocalAddresses {
+    package static func current() -> Set<String> {
         var names: Set<String> = []
         var buffer = [CChar](repeating: 0, count: 256)
         if gethostname(&buffer, buffer.count - 1) == 0 {
@@ -198,14 +206,14 @@ enum LocalAddresses {
 
 /// A proxy's clients against its cap: a client over it is refused, and the first refusal after the
 /// proxy had room is the one the timeline hears of.
-struct ConnectionCap {
-    let limit: Int
-    private(set) var open = 0
+package struct ConnectionCap {
+    package let limit: Int
+    package private(set) var open = 0
     private var refusing = false
 
-    init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
-    mutating func admit() -> (admitted: Bool, firstRefusal: Bool) {
+    package mutating func admit() -> (admitted: Bool, firstRefusal: Bool) {
         guard open < limit else {
             defer { refusing = true }
             return (false, !refusing)
@@ -215,5 +223,5 @@ struct ConnectionCap {
         return (true, false)
     }
 
-    mutating func release() { open = max(0, open - 1) }
+    package mutating func release() { open = max(0, open - 1) }
 }

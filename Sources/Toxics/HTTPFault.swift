@@ -25,12 +25,12 @@ public struct HTTPFault: Sendable, Equatable {
         case answer([UInt8])
     }
 
-    enum Rule: Sendable, Equatable {
+    package enum Rule: Sendable, Equatable {
         case status(Int, retryAfter: Int64)
         case cut(bodyBytes: Int64, reset: Bool)
     }
 
-    let rule: Rule
+    package let rule: Rule
     /// How much of `\r\n\r\n` the last bytes matched.
     private var matched = 0
     private var headerBytes = 0
@@ -42,7 +42,7 @@ public struct HTTPFault: Sendable, Equatable {
     private(set) var done = false
 
     /// The longest header block looked for before the bytes are taken for something other than HTTP/1.x.
-    static let headerLimit = 65_536
+    package static let headerLimit = 65_536
 
     /// The HTTP toxic among `toxic`, if it is one.
     public init?(_ toxic: Toxic) {
@@ -112,7 +112,7 @@ public struct HTTPFault: Sendable, Equatable {
     }
 
     /// `HTTP/1.1 503 Service Unavailable` with a short text body and `Connection: close`.
-    static func response(status: Int, retryAfter: Int64) -> [UInt8] {
+    package static func response(status: Int, retryAfter: Int64) -> [UInt8] {
         let reason = reasons[status] ?? "Fault Proxy"
         let body = "\(status) \(reason) (the fault proxy's http_status toxic)\n"
         var head = "HTTP/1.1 \(status) \(reason)\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -121,7 +121,7 @@ public struct HTTPFault: Sendable, Equatable {
         return Array((head + "\r\n" + body).utf8)
     }
 
-    static let reasons: [Int: String] = [
+    package static let reasons: [Int: String] = [
         400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 408: "Request Timeout",
         409: "Conflict", 413: "Content Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
         502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout",

@@ -1,6 +1,6 @@
-import FaultProxy
 import Foundation
 import Testing
+import Toxics
 
 /// Each toxic's rule, decided by the pipe: a row per case, on instants given (no clock, no sockets).
 struct ToxicPipeTests {

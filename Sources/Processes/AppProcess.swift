@@ -37,8 +37,8 @@ public final class AppProcess: @unchecked Sendable {
         command: [String], workingDirectory: URL, environment: [String: String], kind: String = "app",
         processGroup: Bool = false, onLine: @escaping @Sendable (String) -> Void,
         onExit: @escaping @Sendable (Termination) -> Void
-    ) throws {
-        guard let executable = command.first else { throw DeviceError("the \(kind)'s command is empty") }
+    ) throws(LaunchError) {
+        guard let executable = command.first else { throw LaunchError.emptyCommand(kind: kind) }
         let resolved = Self.resolve(executable, in: workingDirectory)
         let output = ProcessSpawning.pipe()
         // A plain thread with blocking reads: Foundation's readabilityHandler on Linux can leave a
@@ -86,8 +86,7 @@ public final class AppProcess: @unchecked Sendable {
         } catch {
             try? output.fileHandleForWriting.close()
             try? output.fileHandleForReading.close()
-            throw DeviceError(
-                "the \(kind) command '\(command.joined(separator: " "))' cannot start (\(resolved.path)): \(error)")
+            throw LaunchError.cannotStart(kind: kind, command: command, resolved: resolved.path, reason: error)
         }
     }
 
@@ -109,8 +108,10 @@ public final class AppProcess: @unchecked Sendable {
     /// The last lines the program printed, oldest first.
     public var lastOutputLines: [String] { outputLines.withLock { $0 } }
 
-    func suspend() { signal(SIGSTOP) }
-    func resume() { signal(SIGCONT) }
+    /// `SIGSTOP`: the program stops where it is, as iOS suspends an app.
+    public func suspend() { signal(SIGSTOP) }
+    /// `SIGCONT`: a stopped program goes on.
+    public func resume() { signal(SIGCONT) }
 
     /// `SIGTERM`: the program is asked to end.
     public func terminate() { signal(SIGTERM) }
@@ -165,8 +166,21 @@ public final class AppProcess: @unchecked Sendable {
     }
 }
 
-/// A problem the device simulator reports to the harness, worded for the user.
-public struct DeviceError: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+extension AppProcess {
+    /// A process that could not be started, worded for the user.
+    public enum LaunchError: Error, CustomStringConvertible {
+        /// harness.yml gave the app or backend (its `kind`) an empty command.
+        case emptyCommand(kind: String)
+        /// The program, found at `resolved`, could not be started.
+        case cannotStart(kind: String, command: [String], resolved: String, reason: any Error)
+
+        public var description: String {
+            switch self {
+            case .emptyCommand(let kind):
+                "the \(kind)'s command is empty"
+            case .cannotStart(let kind, let command, let resolved, let reason):
+                "the \(kind) command '\(command.joined(separator: " "))' cannot start (\(resolved)): \(reason)"
+            }
+        }
+    }
 }

@@ -1,6 +1,6 @@
-import FaultProxy
 import Foundation
 import Testing
+import Toxics
 
 /// The HTTP-aware toxics' rule, on bytes given in pieces: a row per case.
 struct HTTPFaultTests {

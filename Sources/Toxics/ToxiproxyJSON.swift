@@ -1,5 +1,5 @@
-import DeviceProtocol
 import Foundation
+import JSONValues
 
 /// An answer of Toxiproxy's API that is an error: its status and Toxiproxy's own words, sent as
 /// `{"error":"…","status":N}` (with Go's `http.Error`: `text/plain`, a trailing newline).
@@ -14,16 +14,19 @@ public struct ToxiproxyError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String { message }
 
-    static func badBody(_ why: String) -> ToxiproxyError { ToxiproxyError("bad request body: \(why)", status: 400) }
-    static func missing(_ field: String) -> ToxiproxyError {
+    package static func badBody(_ why: String) -> ToxiproxyError {
+        ToxiproxyError("bad request body: \(why)", status: 400)
+    }
+    package static func missing(_ field: String) -> ToxiproxyError {
         ToxiproxyError("missing required field: \(field)", status: 400)
     }
-    static let proxyNotFound = ToxiproxyError("proxy not found", status: 404)
-    static let proxyExists = ToxiproxyError("proxy already exists", status: 409)
-    static let invalidStream = ToxiproxyError("stream was invalid, can be either upstream or downstream", status: 400)
-    static let invalidToxicType = ToxiproxyError("invalid toxic type", status: 400)
-    static let toxicExists = ToxiproxyError("toxic already exists", status: 409)
-    static let toxicNotFound = ToxiproxyError("toxic not found", status: 404)
+    package static let proxyNotFound = ToxiproxyError("proxy not found", status: 404)
+    package static let proxyExists = ToxiproxyError("proxy already exists", status: 409)
+    package static let invalidStream = ToxiproxyError(
+        "stream was invalid, can be either upstream or downstream", status: 400)
+    package static let invalidToxicType = ToxiproxyError("invalid toxic type", status: 400)
+    package static let toxicExists = ToxiproxyError("toxic already exists", status: 409)
+    package static let toxicNotFound = ToxiproxyError("toxic not found", status: 404)
 
     /// The body Toxiproxy sends.
     public var body: String { "{\"error\":\(Toxic.quoted(message)),\"status\":\(status)}\n" }
@@ -31,7 +34,7 @@ public struct ToxiproxyError: Error, Sendable, Equatable, CustomStringConvertibl
 
 extension JSONValue {
     /// The request body as one JSON value (a number is never a boolean).
-    static func parse(_ data: Data) throws(ToxiproxyError) -> JSONValue {
+    package static func parse(_ data: Data) throws(ToxiproxyError) -> JSONValue {
         guard !data.isEmpty else { throw .badBody("EOF") }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
@@ -43,18 +46,18 @@ extension JSONValue {
 
 /// A JSON object as Go's decoder reads it into a struct: a key matches a field exactly, or else
 /// ignoring case; keys no field has are ignored.
-struct GoObject {
-    let fields: [String: JSONValue]
+package struct GoObject {
+    package let fields: [String: JSONValue]
 
     /// Parses `data` as one JSON object.
-    init(_ data: Data) throws(ToxiproxyError) {
+    package init(_ data: Data) throws(ToxiproxyError) {
         guard case .object(let object) = try JSONValue.parse(data) else { throw .badBody("expected a JSON object") }
         fields = object
     }
 
-    init(fields: [String: JSONValue]) { self.fields = fields }
+    package init(fields: [String: JSONValue]) { self.fields = fields }
 
-    subscript(_ key: String) -> JSONValue? {
+    package subscript(_ key: String) -> JSONValue? {
         if let exact = fields[key] { return exact }
         return fields.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
     }
@@ -69,19 +72,19 @@ struct GoObject {
         return typed
     }
 
-    func string(_ key: String) throws(ToxiproxyError) -> String? {
+    package func string(_ key: String) throws(ToxiproxyError) -> String? {
         try value(key, "a string") { $0.stringValue }
     }
 
-    func bool(_ key: String) throws(ToxiproxyError) -> Bool? {
+    package func bool(_ key: String) throws(ToxiproxyError) -> Bool? {
         try value(key, "true or false") { if case .bool(let flag) = $0 { flag } else { nil } }
     }
 
-    func number(_ key: String) throws(ToxiproxyError) -> Double? {
+    package func number(_ key: String) throws(ToxiproxyError) -> Double? {
         try value(key, "a number") { $0.numberValue }
     }
 
-    func object(_ key: String) throws(ToxiproxyError) -> GoObject? {
+    package func object(_ key: String) throws(ToxiproxyError) -> GoObject? {
         try value(key, "a JSON object") { $0.objectValue.map(GoObject.init(fields:)) }
     }
 }
@@ -92,7 +95,7 @@ extension Toxic {
 
     /// A toxic from `POST /proxies/{proxy}/toxics`, with Toxiproxy's defaults: `downstream`, toxicity 1,
     /// the name `<type>_<stream>`; attributes the type lacks are ignored and missing ones are 0.
-    static func decode(_ data: Data) throws(ToxiproxyError) -> Toxic {
+    package static func decode(_ data: Data) throws(ToxiproxyError) -> Toxic {
         let object = try GoObject(data)
         // Left out, the stream is downstream (an http_status toxic's: upstream, the requests it
         // answers); given, it must be one of the two.
@@ -117,7 +120,7 @@ extension Toxic {
     }
 
     /// `POST|PATCH /proxies/{proxy}/toxics/{toxic}`: the attributes given replace those, the toxicity if given.
-    func updated(with data: Data) throws(ToxiproxyError) -> Toxic {
+    package func updated(with data: Data) throws(ToxiproxyError) -> Toxic {
         let object = try GoObject(data)
         var toxic = self
         if let toxicity = try object.number("toxicity") { toxic.toxicity = try Self.checkedToxicity(toxicity) }
@@ -157,17 +160,17 @@ extension Toxic {
     }
 
     /// Toxiproxy's JSON for the toxic, fields in its order.
-    var json: String {
+    package var json: String {
         let attributes = kind.attributeNames.map { "\"\($0)\":\(self[$0])" }.joined(separator: ",")
         return "{\"attributes\":{\(attributes)},\"name\":\(Self.quoted(name)),\"type\":\"\(kind.rawValue)\","
             + "\"stream\":\"\(stream.rawValue)\",\"toxicity\":\(Self.number(toxicity))}"
     }
 
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         value.rounded() == value && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
     }
 
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let data =
             (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]))
             ?? Data("[\"\"]".utf8)

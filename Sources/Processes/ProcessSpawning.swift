@@ -65,9 +65,25 @@ extension ProcessSpawning {
         }
     }
 
-    /// A child that could not be started, in words.
-    public struct SpawnError: Error, CustomStringConvertible {
-        public var description: String
+    /// A child that could not be started.
+    public enum SpawnError: Error, CustomStringConvertible {
+        /// The child's standard stream `target` could not be given it (`errno`).
+        case descriptor(executable: String, target: Int32, errno: Int32)
+        /// The working directory could not be set for the child.
+        case workingDirectory(executable: String, directory: String)
+        /// posix_spawn refused (`errno`): no such program, not executable, …
+        case start(executable: String, errno: Int32)
+
+        public var description: String {
+            switch self {
+            case .descriptor(let executable, let target, let errno):
+                "cannot give \(executable) descriptor \(target): \(String(cString: strerror(errno)))"
+            case .workingDirectory(let executable, let directory):
+                "cannot set the working directory \(directory) for \(executable)"
+            case .start(let executable, let errno):
+                "cannot start \(executable): \(String(cString: strerror(errno)))"
+            }
+        }
     }
 
     /// Starts `executable` (a path, or a name looked up on PATH) with `posix_spawn`, not Foundation's
@@ -100,13 +116,12 @@ extension ProcessSpawning {
                 ? posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_RDWR, 0)
                 : posix_spawn_file_actions_adddup2(&actions, source, target)
             guard added == 0 else {
-                throw SpawnError(
-                    description: "cannot give \(executable) descriptor \(target): \(String(cString: strerror(added)))")
+                throw SpawnError.descriptor(executable: executable, target: target, errno: added)
             }
         }
         if let directory {
             guard let chdir = GNUSpawn.addChdir, chdir(&actions, directory.path) == 0 else {
-                throw SpawnError(description: "cannot set the working directory \(directory.path) for \(executable)")
+                throw SpawnError.workingDirectory(executable: executable, directory: directory.path)
             }
         }
         if let closeFrom = GNUSpawn.addCloseFrom { _ = closeFrom(&actions, 3) }
@@ -136,7 +151,7 @@ extension ProcessSpawning {
                 : posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
         }
         guard result == 0 else {
-            throw SpawnError(description: "cannot start \(executable): \(String(cString: strerror(result)))")
+            throw SpawnError.start(executable: executable, errno: result)
         }
         let child = pid
         if newProcessGroup {

@@ -1,0 +1,2 @@
+/// The protocol's messages carry `JSONValue`s: whoever speaks the protocol sees the type through it.
+@_exported import JSONValues
