@@ -70,14 +70,18 @@ public final class FakeParseServer: Service, Sendable {
     /// Serves until graceful shutdown or cancellation; then lets open requests and pushes in flight
     /// finish, and closes the APNs connection.
     public func run() async throws {
+        // Every push's task is a child of this one, through the sender's run().
+        async let sending: Void = pushes.run()
         await pushes.resume()
         do {
             try await listener.run()
         } catch {
-            await pushes.shutdown()
+            pushes.stop()
+            await sending
             throw error
         }
-        await pushes.shutdown()
+        pushes.stop()
+        await sending
     }
 
     /// Ends a server begun with ``start(configuration:timeline:logger:)``; a server in a `ServiceGroup`
@@ -86,7 +90,7 @@ public final class FakeParseServer: Service, Sendable {
         if let run = background.withLock({ $0 }) {
             await run.stop()
         } else {
-            await pushes.shutdown()
+            await pushes.closeProvider()
         }
     }
 }

@@ -7,6 +7,9 @@ import ParseModel
 /// client is answered; then (at once, or at `push_time`, kept across restarts) the badge change is
 /// applied, the recipients are sent to in batches of 100 (each batch's devices at once, as Parse's APNs
 /// adapter does), each device's outcome is kept, and the status is counted up to `succeeded`.
+///
+/// Every push is a child task of ``run()``. A write the database refuses after the client was answered
+/// is published as `parse.store.failed`, never dropped in silence.
 final class PushSender: Sendable {
     private let store: ParseStore
     private let provider: APNsProvider
@@ -14,7 +17,13 @@ final class PushSender: Sendable {
     /// Forget the tokens APNs calls dead (`Unregistered`, `BadDeviceToken`), as Parse Server does with
     /// `PARSE_SERVER_CLEANUP_INVALID_INSTALLATIONS`.
     private let cleansDeadTokens: Bool
-    private let inFlight = LockedState<[UUID: Task<Void, Never>]>([:])
+    /// The pushes to send, taken by ``run()``; finished by ``stop()``.
+    private let jobs = AsyncStream<Job>.makeStream()
+
+    struct Job: Sendable {
+        var statusId: String
+        var request: PushRequest
+    }
 
     init(store: ParseStore, provider: APNsProvider, timeline: Timeline, cleansDeadTokens: Bool) {
         self.store = store
@@ -48,7 +57,7 @@ final class PushSender: Sendable {
         if let pushTime {
             timeline.publish(.parsePushScheduled, source: "parse", ["pushStatusId": statusId, "pushTime": pushTime])
         }
-        run(statusId, request)
+        await enqueue(statusId, request)
         return statusId
     }
 
@@ -57,15 +66,16 @@ final class PushSender: Sendable {
     /// may not have had it and sending it twice would be worse.
     func resume() async {
         // A fixed query without `$regex`: neither compiling nor matching it can fail.
-        let query = try! ParseQuery(where: ["status": ["$in": ["scheduled", "pending", "running"]]])
+        let unfinished: [PushStatusRecord.State] = [.scheduled, .pending, .running]
+        let query = try! ParseQuery(where: ["status": ["$in": .array(unfinished.map { .string($0.rawValue) })]])
         for status in try! store.objects(.pushStatus, matching: query) {
             guard let id = status["objectId"]?.stringValue else { continue }
-            guard status["status"] == "scheduled" else {
+            guard PushStatusRecord.state(of: status) == .scheduled else {
                 await finish(id, PushStatusRecord.failed(status, message: Self.interrupted, now: ParseDate.now()))
                 continue
             }
             do {
-                run(id, try PushRequest(status: status))
+                await enqueue(id, try PushRequest(status: status))
                 timeline.publish(
                     .parsePushScheduled, source: "parse",
                     ["pushStatusId": id, "pushTime": status["pushTime"]?.stringValue ?? ""])
@@ -77,27 +87,54 @@ final class PushSender: Sendable {
 
     static let interrupted = "FakeParse stopped while the push was being sent; it was not resumed"
 
-    private func run(_ statusId: String, _ request: PushRequest) {
-        let key = UUID()
-        let task = Task { [self] in
-            if let pushTime = request.pushTime {
-                let wait = pushTime - Date().timeIntervalSince1970
-                if wait > 0 {
-                    do {
-                        try await Task.sleep(for: .milliseconds(Int64(wait * 1000)))
-                    } catch {
-                        return  // shut down: it stays scheduled, and goes out after the next start
-                    }
+    static let stopping = "FakeParse was stopping when the push came; it was not sent"
+
+    /// Hands a push to ``run()``; after ``stop()`` it is marked failed instead, as it will not be sent.
+    private func enqueue(_ statusId: String, _ request: PushRequest) async {
+        if case .terminated = jobs.continuation.yield(Job(statusId: statusId, request: request)),
+            let status = store.get(.pushStatus, statusId)
+        {
+            await finish(statusId, PushStatusRecord.failed(status, message: Self.stopping, now: ParseDate.now()))
+        }
+    }
+
+    /// Sends every push handed to it, each in a child task, until ``stop()`` (or cancellation): then
+    /// scheduled pushes stop waiting (they stay scheduled, and go out after the next start), pushes
+    /// being sent finish, and the APNs connection is closed.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            for await job in jobs.stream {
+                group.addTask { await self.perform(job) }
+            }
+            group.cancelAll()
+        }
+        await provider.shutdown()
+    }
+
+    /// No more pushes: ``run()`` returns once those being sent are done.
+    func stop() {
+        jobs.continuation.finish()
+    }
+
+    /// Closes the APNs connection of a sender whose ``run()`` never ran.
+    func closeProvider() async {
+        await provider.shutdown()
+    }
+
+    private func perform(_ job: Job) async {
+        if let pushTime = job.request.pushTime {
+            let wait = pushTime - Date().timeIntervalSince1970
+            if wait > 0 {
+                do {
+                    try await Task.sleep(for: .milliseconds(Int64(min(wait, 1e9) * 1000)))
+                } catch {
+                    return  // stopped: it stays scheduled, and goes out after the next start
                 }
             }
-            // Once sending, a push finishes even if the server is shutting down.
-            await Task.detached { await self.send(statusId, request) }.value
         }
-        inFlight.withLock { $0[key] = task }
-        Task { [inFlight] in
-            await task.value
-            _ = inFlight.withLock { $0.removeValue(forKey: key) }
-        }
+        // Once sending, a push finishes even when the sender is stopped: a task of its own, which the
+        // group's cancellation does not reach, awaited here (so run() still waits for it).
+        await Task.detached { await self.send(job.statusId, job.request) }.value
     }
 
     private func send(_ statusId: String, _ request: PushRequest) async {
@@ -147,9 +184,13 @@ final class PushSender: Sendable {
                 // The batch's outcomes and the status counted up to them, in one transaction (the final
                 // status is written by finish).
                 let rows = outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) }
-                try? await store.save(
-                    [(.pushOutcome, rows)] + (status["status"] != "succeeded" ? [(.pushStatus, [status])] : []))
-                if cleansDeadTokens { await forgetDeadTokens(outcomes) }
+                let counted = PushStatusRecord.state(of: status) != .succeeded ? [(ParseClass.pushStatus, [status])] : []
+                do {
+                    try await store.save([(.pushOutcome, rows)] + counted)
+                } catch {
+                    storeFailed("the batch's \(rows.count) outcomes", statusId, error)
+                }
+                if cleansDeadTokens { await forgetDeadTokens(outcomes, statusId) }
                 if started < batches.count {
                     let batch = batches[started]
                     group.addTask { await self.send(batch, template, request, statusId) }
@@ -238,16 +279,31 @@ final class PushSender: Sendable {
         timeline.publish(.parsePushFailed, source: "parse", EventAttributes(attributes))
     }
 
-    private func forgetDeadTokens(_ outcomes: [PushOutcome]) async {
+    private func forgetDeadTokens(_ outcomes: [PushOutcome], _ statusId: String) async {
         let dead = outcomes.filter(\.tokenIsDead).map { JSONValue.string($0.deviceToken) }
-        guard !dead.isEmpty, let query = try? ParseQuery(where: ["deviceToken": ["$in": .array(dead)]]),
-            let forget = try? ObjectChanges(body: ["deviceToken": ["__op": "Delete"]])
-        else { return }
-        _ = try? await store.update(.installation, matching: query, forget)
+        guard !dead.isEmpty else { return }
+        // A fixed query and a fixed operation, without `$regex`: neither can fail to compile.
+        let query = try! ParseQuery(where: ["deviceToken": ["$in": .array(dead)]])
+        let forget = try! ObjectChanges(body: ["deviceToken": ["__op": "Delete"]])
+        do {
+            _ = try await store.update(.installation, matching: query, forget)
+        } catch {
+            storeFailed("forgetting \(dead.count) dead device tokens", statusId, error)
+        }
+    }
+
+    /// A write refused after the client was answered: on the timeline, with what was not stored.
+    private func storeFailed(_ what: String, _ statusId: String, _ error: any Error) {
+        timeline.publish(
+            .parseStoreFailed, source: "parse", ["pushStatusId": statusId, "what": what, "error": "\(error)"])
     }
 
     private func finish(_ statusId: String, _ status: [String: JSONValue]) async {
-        try? await store.save(.pushStatus, status)
+        do {
+            try await store.save(.pushStatus, status)
+        } catch {
+            storeFailed("the push status \(status["status"]?.stringValue ?? "")", statusId, error)
+        }
         var attributes = [
             "pushStatusId": statusId, "status": status["status"]?.stringValue ?? "",
             "numSent": "\(Int(status["numSent"]?.numberValue ?? 0))",
@@ -255,14 +311,5 @@ final class PushSender: Sendable {
         ]
         if let message = status["errorMessage"]?["message"]?.stringValue { attributes["errorMessage"] = message }
         timeline.publish(.parsePushStatus, source: "parse", EventAttributes(attributes))
-    }
-
-    /// Lets pushes being sent finish; scheduled ones stay scheduled for the next start.
-    func shutdown() async {
-        // Every task is told first, so no scheduled push wakes while an earlier one is awaited.
-        let tasks = inFlight.withLock { Array($0.values) }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
-        await provider.shutdown()
     }
 }

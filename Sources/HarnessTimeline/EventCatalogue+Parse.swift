@@ -29,5 +29,10 @@ extension EventCatalogue {
             meaning:
                 "The push is done: `succeeded` once every installation was tried (the counts say how many APNs took), or `failed` (`errorMessage`) when it could not be sent at all, such as expired before its time."
         ),
+        EventSpec(
+            kind: .parseStoreFailed, source: "parse", attributes: ["pushStatusId", "what", "error"],
+            meaning:
+                "SQLite refused a write FakeParse made for a push after answering its client (`what`: a batch's outcomes, the final status, forgetting dead tokens); what it says is not stored."
+        ),
     ]
 }

@@ -36,6 +36,7 @@ extension EventKind {
     /// The push's `_PushStatus` once every installation was tried (`status`, `numSent`, `numFailed`).
     public static let parsePushStatus: EventKind = "parse.push.status"
     public static let parsePushScheduled: EventKind = "parse.push.scheduled"
+    public static let parseStoreFailed: EventKind = "parse.store.failed"
 
     // FakeAPNs
     public static let apnsDeviceRegistered: EventKind = "apns.device.registered"

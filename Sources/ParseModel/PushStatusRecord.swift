@@ -8,6 +8,16 @@ import DeviceProtocol
 public enum PushStatusRecord {
     public typealias Object = [String: JSONValue]
 
+    /// `_PushStatus.status`: where a push is in its life.
+    public enum State: String, Sendable, CaseIterable {
+        case pending, scheduled, running, succeeded, failed
+    }
+
+    /// The row's `status`, or nil when it holds none of Parse's.
+    public static func state(of status: Object) -> State? {
+        status["status"]?.stringValue.flatMap(State.init(rawValue:))
+    }
+
     /// Installations per batch, as Parse Server's default `batchSize`.
     public static let batchSize = 100
 
@@ -19,7 +29,7 @@ public enum PushStatusRecord {
             "pushTime": .string(pushTime ?? now), "source": "rest",
             "query": .string(JSONValue.object(request.query.source).jsonString()),
             "payload": .string(JSONValue.object(request.data).jsonString()),
-            "status": pushTime == nil ? "pending" : "scheduled", "numSent": 0, "numFailed": 0, "ACL": [:],
+            "status": .string((pushTime == nil ? State.pending : .scheduled).rawValue), "numSent": 0, "numFailed": 0, "ACL": [:],
         ]
         if let expiration = request.expiration { status["expiry"] = .number(Double(expiration) * 1000) }
         if let interval = body["expiration_interval"] { status["expiration_interval"] = interval }
@@ -30,7 +40,7 @@ public enum PushStatusRecord {
         var status = status
         status["updatedAt"] = .string(now)
         guard recipients > 0 else { return completed(status) }
-        status["status"] = "running"
+        status["status"] = .string(State.running.rawValue)
         status["count"] = .number(Double((recipients + batchSize - 1) / batchSize))
         return status
     }
@@ -62,7 +72,7 @@ public enum PushStatusRecord {
     public static func failed(_ status: Object, message: String, now: String) -> Object {
         var status = status
         status["updatedAt"] = .string(now)
-        status["status"] = "failed"
+        status["status"] = .string(State.failed.rawValue)
         status["errorMessage"] = ["message": .string(message)]
         status["count"] = nil
         return status
@@ -70,7 +80,7 @@ public enum PushStatusRecord {
 
     static func completed(_ status: Object) -> Object {
         var status = status
-        status["status"] = "succeeded"
+        status["status"] = .string(State.succeeded.rawValue)
         status["count"] = nil
         return status
     }

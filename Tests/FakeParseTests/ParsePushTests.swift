@@ -38,6 +38,38 @@ import Testing
         return try #require(line.map { $0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces) }, "\(answer)")
     }
 
+    /// A write SQLite refuses once the client has its answer is on the timeline, never dropped in
+    /// silence: a trigger of the test's own refuses the push's outcomes; the status is still saved.
+    @Test func aWriteTheDatabaseRefusesAfterTheAnswerIsPublished() async throws {
+        let services = try await start()
+        let good = services.apns.gateway.register(topic: topic)
+        try await install(services, "good", token: good)
+        let refuse = try await ChildProcess.run(
+            "python3",
+            [
+                "-c",
+                "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\n"
+                    + "c.execute(\"CREATE TRIGGER refuse BEFORE INSERT ON pushOutcome "
+                    + "BEGIN SELECT RAISE(ABORT, 'refused by the test'); END\")\nc.commit()",
+                services.directory.appendingPathComponent("parse.sqlite").path,
+            ])
+        #expect(refuse.status == 0, "\(refuse.transcript)")
+        let push = try await curl(
+            services, "POST", "/push", master: true, body: #"{"where":{},"data":{"alert":"Nebula"}}"#)
+        let id = try pushStatusId(push)
+        let status = try await finalStatus(services, id)
+        await services.close()
+
+        #expect(push.status == 200)
+        let refused = services.timeline.events.filter { $0.kind == .parseStoreFailed }
+        #expect(refused.count == 1, "\(refused)")
+        #expect(refused.first?.attributes["pushStatusId"] == id)
+        #expect(refused.first?.attributes["what"] == "the batch's 1 outcomes")
+        #expect(refused.first?.attributes["error"]?.contains("refused by the test") == true, "\(refused)")
+        #expect(status["status"] as? String == "succeeded")
+        #expect(status["numSent"] as? Int == 1)
+    }
+
     @Test(arguments: [false, true])
     func eachDeviceIsCountedAndKeptWithWhatAPNsAnswered(cleanup: Bool) async throws {
         let services = try await start(cleanupInvalidInstallations: cleanup)
