@@ -184,7 +184,8 @@ final class PushSender: Sendable {
                 // The batch's outcomes and the status counted up to them, in one transaction (the final
                 // status is written by finish).
                 let rows = outcomes.map { $0.row(id: ParseObjectId.make(), pushStatusId: statusId, time: now) }
-                let counted = PushStatusRecord.state(of: status) != .succeeded ? [(ParseClass.pushStatus, [status])] : []
+                let counted =
+                    PushStatusRecord.state(of: status) != .succeeded ? [(ParseClass.pushStatus, [status])] : []
                 do {
                     try await store.save([(.pushOutcome, rows)] + counted)
                 } catch {

@@ -29,7 +29,8 @@ public enum PushStatusRecord {
             "pushTime": .string(pushTime ?? now), "source": "rest",
             "query": .string(JSONValue.object(request.query.source).jsonString()),
             "payload": .string(JSONValue.object(request.data).jsonString()),
-            "status": .string((pushTime == nil ? State.pending : .scheduled).rawValue), "numSent": 0, "numFailed": 0, "ACL": [:],
+            "status": .string((pushTime == nil ? State.pending : .scheduled).rawValue), "numSent": 0, "numFailed": 0,
+            "ACL": [:],
         ]
         if let expiration = request.expiration { status["expiry"] = .number(Double(expiration) * 1000) }
         if let interval = body["expiration_interval"] { status["expiration_interval"] = interval }
