@@ -5,6 +5,7 @@ import Foundation
 import HarnessTimeline
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +13,8 @@ import Glibc
 
 /// One download task over as many attempts as it takes: the requests, the file writes and the reports.
 /// Every decision (what to ask for, what a response means, whether to retry) is ``DownloadAttempts``'s.
+/// The file's writes and reads, and hashing it, run on NIO's blocking-I/O threads: a slow disk or a
+/// large partial file never holds a thread of the cooperative pool.
 struct DownloadTask: Sendable {
     let params: DownloadTaskParams
     let file: URL
@@ -58,7 +61,7 @@ struct DownloadTask: Sendable {
         let progress = Progress(
             DownloadAttempts(
                 retries: retries, giveUpAt: clock.now + policy.resourceTimeout, firstDelay: policy.retryDelay))
-        if let seed { takeOver(seed, into: progress) }
+        if let seed { await takeOver(seed, into: progress) }
         if let rateLimited {
             publish(
                 .transferWaiting,
@@ -126,7 +129,7 @@ struct DownloadTask: Sendable {
 
     /// Starts from resume data: the partial file becomes this task's, hashed so far, with the validator
     /// to resume against. Gone or changed, the download simply starts over.
-    private func takeOver(_ seed: ResumeData, into progress: Progress) {
+    private func takeOver(_ seed: ResumeData, into progress: Progress) async {
         // Resume data comes from the app, which can write anything into it: only a partial download in
         // this task's own folder (the app's tmp/) is taken, never a file elsewhere on the host.
         guard let partial = Self.partialDownload(named: seed.file, beside: file) else {
@@ -142,13 +145,27 @@ struct DownloadTask: Sendable {
                 .transferRestarted, ["lostBytes": "\(seed.bytes)", "why": "the resume data's partial file is gone"])
             return
         }
-        if partial.path != file.path {
-            try? FileManager.default.removeItem(at: file)
-            guard (try? FileManager.default.moveItem(at: partial, to: file)) != nil else { return }
+        let file = file
+        do {
+            progress.hasher = try await NIOThreadPool.singleton.runIfActive {
+                if partial.path != file.path {
+                    if FileManager.default.fileExists(atPath: file.path) {
+                        try FileManager.default.removeItem(at: file)
+                    }
+                    try FileManager.default.moveItem(at: partial, to: file)
+                }
+                let handle = try FileHandle(forReadingFrom: file)
+                defer { try? handle.close() }  // read only: closing it loses nothing
+                var hasher = SHA256()
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+                return hasher
+            }
+        } catch {
+            publish(
+                .transferRestarted,
+                ["lostBytes": "\(seed.bytes)", "why": "the resume data's partial file cannot be taken over: \(error)"])
+            return
         }
-        guard let handle = try? FileHandle(forReadingFrom: file) else { return }
-        defer { try? handle.close() }
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { progress.hasher.update(data: chunk) }
         progress.attempts.seed(bytes: seed.bytes, expected: seed.expectedBytes, validator: seed.validator)
     }
 
@@ -243,17 +260,24 @@ struct DownloadTask: Sendable {
         case .whole(_, let lost, let why):
             if let why { publish(.transferRestarted, ["attempt": "\(number)", "lostBytes": "\(lost)", "why": why]) }
             progress.hasher = SHA256()
-            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         }
-        let handle = try FileHandle(forWritingTo: file)
-        defer { try? handle.close() }
-        try handle.seekToEnd()
+        let file = file
+        let truncating = if case .whole = body { true } else { false }
+        let handle = try await NIOThreadPool.singleton.runIfActive {
+            if truncating { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.seekToEnd()
+            return handle
+        }
+        defer { try? handle.close() }  // every write was made by write(contentsOf:), which has no buffer
         var lastPublished = ContinuousClock.now
         do {
             for try await chunk in response.body {
                 let bytes = Data(chunk.readableBytesView)
-                try handle.write(contentsOf: bytes)
-                progress.hasher.update(data: bytes)
+                try await NIOThreadPool.singleton.runIfActive {
+                    try handle.write(contentsOf: bytes)
+                    progress.hasher.update(data: bytes)
+                }
                 progress.attempts.received(Int64(bytes.count))
                 let (written, expected) = (progress.attempts.written, progress.attempts.expected)
                 _ = await report(

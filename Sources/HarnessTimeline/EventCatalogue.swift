@@ -346,6 +346,11 @@ public enum EventCatalogue {
                     "Serving from a cassette, a request it does not hold got the not-recorded answer; `nearest` is the recorded request most like it."
             ),
             EventSpec(
+                kind: .mediaAccessLogFailed, source: "media", attributes: ["path", "bytes", "error"],
+                meaning:
+                    "The access log's file refused a write (a full disk, say): its last `bytes` bytes of lines are not in it."
+            ),
+            EventSpec(
                 kind: .mediaRequestTimedOut, source: "media", attributes: ["client", "after"],
                 meaning: "A connection sent no complete request within `after` and was closed."),
 

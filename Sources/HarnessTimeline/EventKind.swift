@@ -158,6 +158,8 @@ extension EventKind {
     public static let mediaFaultFired: EventKind = "media.fault.fired"
     /// Replaying a cassette, the media server was asked for something the cassette does not hold.
     public static let mediaNotRecorded: EventKind = "media.notRecorded"
+    /// The access log's file refused a write (`path`, `bytes` not written, `error`).
+    public static let mediaAccessLogFailed: EventKind = "media.accessLog.failed"
 
     // FaultProxy
     public static let proxyCreated: EventKind = "proxy.created"

@@ -1,6 +1,7 @@
 import Foundation
 import HarnessTimeline
 import NIOHTTP1
+import NIOPosix
 import Recording
 
 /// One request and what it was answered, as the access log records it.
@@ -22,14 +23,22 @@ struct Exchange {
 /// The Apache "combined" access log the tutorial's virtual host writes:
 /// `%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"`, one line per request, appended.
 ///
-/// Lines are buffered and written when 32 KB have gathered, by a flush the server runs every second,
-/// and on close: a write per request cost a tenth of serving a small file.
+/// Lines gather in memory (a write per request cost a tenth of serving a small file) and ``run()``
+/// writes them on NIO's blocking-I/O threads, never on a serving thread: once a second, as soon as 32 KB
+/// have gathered, and at the end. Memory stays bounded: past 4 MB not yet written (the disk far behind)
+/// the request that adds a line writes what gathered itself, so a slow disk slows serving, never grows
+/// the buffer. A write the file refuses is `media.accessLog.failed` on the timeline.
 final class AccessLog: Sendable {
     static let bufferSize = 32 * 1024
+    static let pendingCap = 4 * 1024 * 1024
     let url: URL
-    private let file: LockedState<(handle: FileHandle, pending: Data)>
+    private let pending = LockedState(Data())
+    /// The file, held while a write is made: what is taken from `pending` is written before the next take.
+    private let handle: LockedState<FileHandle>
+    private let timeline: Timeline
+    private let wakeups = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    init(url: URL) throws {
+    init(url: URL, timeline: Timeline) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
@@ -39,7 +48,8 @@ final class AccessLog: Sendable {
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
         self.url = url
-        self.file = LockedState((handle, Data()))
+        self.handle = LockedState(handle)
+        self.timeline = timeline
     }
 
     private static let timestamps = SecondCache(HTTPDate.commonLogFormat)
@@ -77,25 +87,69 @@ final class AccessLog: Sendable {
 
     func record(_ exchange: Exchange) {
         let line = Self.line(exchange)
-        file.withLock { file in
-            file.pending.append(contentsOf: line.utf8)
-            if file.pending.count >= Self.bufferSize { Self.write(&file) }
+        let gathered = pending.withLock { pending in
+            pending.append(contentsOf: line.utf8)
+            return pending.count
+        }
+        if gathered >= Self.pendingCap {
+            write()
+        } else if gathered >= Self.bufferSize {
+            wakeups.continuation.yield()
         }
     }
 
-    /// Writes what is buffered.
-    func flush() { file.withLock { Self.write(&$0) } }
-
-    func close() {
-        file.withLock { file in
-            Self.write(&file)
-            try? file.handle.close()
+    /// Writes what gathers, once a second and whenever 32 KB have gathered, until cancelled (the media
+    /// server cancels it at graceful shutdown); ``close()`` writes the rest.
+    func run() async {
+        let wakeups = wakeups
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                // A tick a second until cancelled: the sleep's only error is the cancellation that ends it.
+                while (try? await Task.sleep(for: .seconds(1))) != nil { wakeups.continuation.yield() }
+            }
+            for await _ in wakeups.stream { await writeOffThePool() }
+            group.cancelAll()
         }
     }
 
-    private static func write(_ file: inout (handle: FileHandle, pending: Data)) {
-        guard !file.pending.isEmpty else { return }
-        try? file.handle.write(contentsOf: file.pending)
-        file.pending.removeAll(keepingCapacity: true)
+    /// Writes what gathered and closes the file, on NIO's blocking-I/O threads.
+    func close() async {
+        wakeups.continuation.finish()
+        await writeOffThePool()
+        let handle = handle
+        do {
+            try await NIOThreadPool.singleton.runIfActive { try handle.withLock { try $0.close() } }
+        } catch {
+            failed(bytes: 0, error)
+        }
+    }
+
+    private func writeOffThePool() async {
+        do {
+            try await NIOThreadPool.singleton.runIfActive { self.write() }
+        } catch {
+            write()  // NIO's pool is shut down: only at the very end of the process
+        }
+    }
+
+    /// Takes what gathered and writes it, holding the file: lines land in the order they came.
+    private func write() {
+        handle.withLock { handle in
+            let data = pending.withLock { pending -> Data in
+                defer { pending = Data() }
+                return pending
+            }
+            guard !data.isEmpty else { return }
+            do {
+                try handle.write(contentsOf: data)
+            } catch {
+                failed(bytes: data.count, error)
+            }
+        }
+    }
+
+    private func failed(bytes: Int, _ error: any Error) {
+        timeline.publish(
+            .mediaAccessLogFailed, source: "media", ["path": url.path, "bytes": "\(bytes)", "error": "\(error)"])
     }
 }

@@ -100,7 +100,7 @@ public final class MediaServer: Service, Sendable {
         }
         let accessLog: AccessLog?
         do {
-            accessLog = try configuration.accessLog.map { try AccessLog(url: $0) }
+            accessLog = try configuration.accessLog.map { try AccessLog(url: $0, timeline: timeline) }
         } catch {
             try? await listener.channel.close()
             throw MediaServerError(
@@ -178,20 +178,34 @@ public final class MediaServer: Service, Sendable {
     /// Serves files and the control API, and writes the access log's buffered lines every second, until
     /// graceful shutdown or cancellation; then stops accepting, ends open connections and waits for them.
     public func run() async throws {
-        defer { accessLog?.close() }
-        defer { if let upstreamClient { Task { try? await upstreamClient.shutdown() } } }
+        do {
+            try await serve()
+        } catch {
+            await closeResources()
+            throw error
+        }
+        await closeResources()
+    }
+
+    /// After the last connection: the access log's last lines and its file, the upstream client.
+    private func closeResources() async {
+        await accessLog?.close()
+        if let upstreamClient {
+            do {
+                try await upstreamClient.shutdown()
+            } catch {
+                logger.warning("the upstream client did not shut down: \(error)")
+            }
+        }
+    }
+
+    private func serve() async throws {
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await self.control.run() }
             group.addTask { await self.acceptConnections() }
             if let accessLog {
-                group.addTask {
-                    try? await cancelWhenGracefulShutdown {
-                        while true {
-                            try await Task.sleep(for: .seconds(1))
-                            accessLog.flush()
-                        }
-                    }
-                }
+                // Its writer ends at graceful shutdown; closeResources writes what came after.
+                group.addTask { await cancelWhenGracefulShutdown { await accessLog.run() } }
             }
             // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
             group.addTask {
@@ -208,7 +222,7 @@ public final class MediaServer: Service, Sendable {
             await run.stop()
         } else {
             try? await listener.channel.close()
-            accessLog?.close()
+            await accessLog?.close()
         }
     }
 

@@ -1,0 +1,80 @@
+import Foundation
+import HarnessTimeline
+import NIOHTTP1
+import TestSupport
+import Testing
+
+@testable import MediaServer
+
+/// The access log's writer: lines land whole and in order whichever path writes them (the writer's, or
+/// the request's own past the cap), and a write the file refuses is on the timeline.
+struct AccessLogTests {
+    static func exchange(_ number: Int) -> Exchange {
+        var exchange = Exchange(
+            request: HTTPRequestHead(version: .http1_1, method: .GET, uri: "/photos/\(number).jpg"), client: "127.0.0.1"
+        )
+        exchange.status = 200
+        exchange.bodyBytes = number
+        return exchange
+    }
+
+    @Test func linesPastTheCapAreWrittenByTheRequestInTheOrderTheyCame() async throws {
+        let folder = try PackagePaths.temporaryDirectory()
+        let url = folder.appendingPathComponent("logs/access_log")
+        let log = try AccessLog(url: url, timeline: Timeline())
+        // No writer running: the cap is the only thing that writes before close.
+        var expected = ""
+        var number = 0
+        while expected.utf8.count <= AccessLog.pendingCap {
+            number += 1
+            log.record(Self.exchange(number))
+            expected += AccessLog.line(Self.exchange(number))
+        }
+        let before = try Data(contentsOf: url).count
+        #expect(before == expected.utf8.count, "the request that reached the cap wrote what had gathered")
+        for extra in 1...3 {
+            log.record(Self.exchange(number + extra))
+            expected += AccessLog.line(Self.exchange(number + extra))
+        }
+        await log.close()
+        #expect(try String(contentsOf: url, encoding: .utf8) == expected)
+    }
+
+    @Test func theWriterWritesWhatGathersWhileItRuns() async throws {
+        let folder = try PackagePaths.temporaryDirectory()
+        let url = folder.appendingPathComponent("access_log")
+        let log = try AccessLog(url: url, timeline: Timeline())
+        let writer = Task { await log.run() }
+        var expected = ""
+        var number = 0
+        while expected.utf8.count < AccessLog.bufferSize {
+            number += 1
+            log.record(Self.exchange(number))
+            expected += AccessLog.line(Self.exchange(number))
+        }
+        // 32 KB gathered: the writer is woken and writes them, with no close.
+        let size = expected.utf8.count
+        // Nothing tells when a file has grown: look at it until it has, for as long as a busy machine needs.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0 < size {
+            try #require(ContinuousClock.now < deadline, "the writer did not write the 32 KB gathered")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        writer.cancel()
+        await writer.value
+        await log.close()
+        #expect(try String(contentsOf: url, encoding: .utf8) == expected)
+    }
+
+    @Test func aWriteTheFileRefusesIsOnTheTimeline() async throws {
+        let timeline = Timeline()
+        // Linux's /dev/full refuses every write with ENOSPC.
+        let log = try AccessLog(url: URL(fileURLWithPath: "/dev/full"), timeline: timeline)
+        log.record(Self.exchange(1))
+        await log.close()
+        let failed = timeline.events.filter { $0.kind == .mediaAccessLogFailed }
+        #expect(failed.count == 1, "\(failed)")
+        #expect(failed.first?.attributes["bytes"] == "\(AccessLog.line(Self.exchange(1)).utf8.count)")
+        #expect(failed.first?.attributes["path"] == "/dev/full")
+    }
+}
