@@ -1,6 +1,7 @@
 import DeviceProtocol
 import FakeAPNs
 import Foundation
+import HarnessTimeline
 import PushChannel
 
 /// FakeAPNs's device gateway as the push channel's service side: a notification it delivers becomes
@@ -9,9 +10,19 @@ struct GatewayEndpoint: PushServiceEndpoint {
     let gateway: DeviceGateway
     /// The device's name in a scenario with named devices: the gateway's events name it.
     var device: String?
+    /// The device's timeline, for a notification it cannot read.
+    var timeline: Timeline
 
     func register(topic: String, deliver: @escaping @Sendable (IncomingPush) -> Void) -> String {
-        gateway.register(topic: topic, environment: "sandbox", device: device) { deliver(IncomingPush($0)) }
+        gateway.register(topic: topic, environment: "sandbox", device: device) { [timeline] accepted in
+            do {
+                deliver(try IncomingPush(accepted))
+            } catch {
+                timeline.publish(
+                    .pushUnreadable, source: "device",
+                    ["apnsId": accepted.apnsId, "topic": accepted.topic, "error": "\(error)"])
+            }
+        }
     }
 
     func setOnline(_ token: String, _ online: Bool) { _ = gateway.setOnline(token, online) }
@@ -20,10 +31,10 @@ struct GatewayEndpoint: PushServiceEndpoint {
 }
 
 extension IncomingPush {
-    /// What the device receives for a notification the gateway accepted. The payload was checked as JSON
-    /// when the provider's request was validated; an object is all a device receives.
-    init(_ accepted: AcceptedNotification) {
-        let payload = (try? JSONDecoder().decode([String: JSONValue].self, from: Data(accepted.payload.utf8))) ?? [:]
+    /// What the device receives for a notification the gateway accepted. The payload was checked as a
+    /// JSON object when the provider's request was validated; one that is not throws what decoding said.
+    init(_ accepted: AcceptedNotification) throws {
+        let payload = try JSONDecoder().decode([String: JSONValue].self, from: Data(accepted.payload.utf8))
         self.init(
             apnsId: accepted.apnsId, topic: accepted.topic, pushType: accepted.pushType, priority: accepted.priority,
             collapseId: accepted.collapseId, payload: payload)

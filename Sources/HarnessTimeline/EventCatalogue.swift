@@ -189,6 +189,11 @@ public enum EventCatalogue {
                 kind: .pushDiscarded, source: "device", attributes: ["bundleId", "apnsId", "completionId", "reason"],
                 meaning: "A held push was dropped (`reason`): a newer one replaced it, or the app was killed."),
             EventSpec(
+                kind: .pushUnreadable, source: "device", attributes: ["apnsId", "topic", "error"],
+                meaning:
+                    "FakeAPNs delivered a notification whose payload is no JSON object (its validation let it through): the device did not receive it."
+            ),
+            EventSpec(
                 kind: .pushReleased, source: "device", attributes: ["bundleId", "apnsId", "completionId", "why"],
                 meaning: "A held push was let through (`why`): the budget allows a wake, or the user opened the app."),
             EventSpec(

@@ -87,6 +87,8 @@ extension EventKind {
     /// A push whose shape Apple warns about (a silent push not sent as background at priority 5).
     public static let pushWarning: EventKind = "device.push.warning"
     public static let pushDelivered: EventKind = "device.push.delivered"
+    /// A notification the gateway delivered whose payload is no JSON object (`apnsId`, `error`): not received.
+    public static let pushUnreadable: EventKind = "device.push.unreadable"
     /// A background push held back by the settings or the budget (`reason`, `until`): docs/ios-rules.md P10, P11.
     public static let pushHeld: EventKind = "device.push.held"
     /// A held push dropped (`reason`: a newer one replaced it, or the app was killed): P7, P9.
