@@ -74,7 +74,8 @@ public final class ServiceStack: Sendable {
                 let seed =
                     index == 0 ? services.networkSeed : services.networkSeed ^ (UInt64(index) &* 0x9E37_79B9_7F4A_7C15)
                 let channel = PushChannel(
-                    endpoint: GatewayEndpoint(gateway: apns.gateway, device: name, timeline: seen), recorder: settings.recorder,
+                    endpoint: GatewayEndpoint(gateway: apns.gateway, device: name, timeline: seen),
+                    recorder: settings.recorder,
                     timeline: seen,
                     seed: seed)
                 bound.append { await channel.close() }
