@@ -95,7 +95,7 @@ final class BackendDescendants: Sendable {
             guard ContinuousClock.now < deadline else { return }
             // No event says when a process the harness did not start has ended: the table is looked at
             // again 20 ms later (a cancelled sleep only looks again sooner: the deadline still ends it).
-            try? await Task.sleep(for: .milliseconds(20))
+            await pause(for: .milliseconds(20))
         }
     }
 

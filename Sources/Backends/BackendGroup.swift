@@ -146,7 +146,7 @@ public final class BackendGroup: Sendable {
                     return "exited before it was ready (\(termination.description))"
                 }
                 group.addTask { [backend] in
-                    try? await Task.sleep(for: backend.readyTimeout)
+                    await pause(for: backend.readyTimeout)
                     return "was not ready within \(backend.readyTimeout) (waiting until \(backend.readiness))"
                 }
                 defer { group.cancelAll() }
@@ -186,11 +186,11 @@ public final class BackendGroup: Sendable {
             case .port(let port):
                 // A port opening is no event the harness can wait on: it is tried every 50 ms.
                 while !Task.isCancelled, !(await Self.accepts(port: port)) {
-                    try? await Task.sleep(for: .milliseconds(50))
+                    await pause(for: .milliseconds(50))
                 }
             case .http(let port, let path):
                 while !Task.isCancelled, !(await Self.answers(port: port, path: path)) {
-                    try? await Task.sleep(for: .milliseconds(50))
+                    await pause(for: .milliseconds(50))
                 }
             }
         }
@@ -233,7 +233,7 @@ public final class BackendGroup: Sendable {
             killer.cancel()
             // No event says when the last of them ends: they are looked at every 50 ms.
             while ContinuousClock.now < deadline, await descendants.anyRunning() {
-                try? await Task.sleep(for: .milliseconds(50))
+                await pause(for: .milliseconds(50))
             }
             process.killProcessGroup()
             await descendants.killAll()

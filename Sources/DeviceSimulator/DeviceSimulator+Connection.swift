@@ -159,7 +159,7 @@ extension DeviceSimulator {
         refusedHandshakes[bundleId] = reason
         let grace = Self.refusedLaunchGrace
         Task {
-            try? await Task.sleep(for: grace)
+            await pause(for: grace)
             self.endRefusedLaunch(bundleId, pid: pid)
         }
     }

@@ -1,3 +1,5 @@
+import HarnessTimeline
+
 /// The device's one clock for policy timers: the push budget's 30 s, the suspension delay after Home,
 /// the session handler's watchdog, the wake budget's hours and days, nsurlsessiond's retry waits.
 ///
@@ -29,5 +31,10 @@ public struct PolicyClock: Sendable {
     /// Sleeps for `policy` on this clock.
     public func sleep(for policy: Duration) async throws {
         try await Task.sleep(for: real(policy))
+    }
+
+    /// Waits `policy` on this clock, or less when the task is cancelled (see `pause(for:)`).
+    public func pause(for policy: Duration) async {
+        await HarnessTimeline.pause(for: real(policy))
     }
 }

@@ -44,7 +44,7 @@ struct PolicyTimers {
         let generation = nextGeneration
         nextGeneration += 1
         let task = Task {
-            try? await clock.sleep(for: delay)
+            await clock.pause(for: delay)
             guard !Task.isCancelled else { return }
             await fire(purpose, generation)
         }

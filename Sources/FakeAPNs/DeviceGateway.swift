@@ -5,6 +5,9 @@ import HarnessTimeline
 /// what happens to an accepted notification — delivered at once, held for coalescing, stored for an
 /// offline device (only the newest per topic, until it expires), or discarded. Every decision is a
 /// timeline event and is recorded in the ``NotificationLog``.
+///
+/// Its timers (expiries, coalescing windows) are deadlines in one value, ``GatewayTimers``, and one
+/// loop, ``run()``, carries them out: FakeAPNs's `run()` runs it as a child task.
 public final class DeviceGateway: Sendable {
     /// Receives a device's notifications, in the order the gateway decides to deliver them. It is called
     /// on the thread that made the decision (often an event loop), so it must return at once: a device
@@ -23,17 +26,21 @@ public final class DeviceGateway: Sendable {
         var reportedToFeedback = false
     }
 
-    /// A stored notification, its expiry, and the timer of its device and topic. The timer outlives
-    /// replacements: a newer notification that expires no sooner keeps it, and it sleeps again when it
-    /// wakes before the newest one's time. A push per request to an offline device then costs no task.
+    /// A stored notification and when it expires (its deadline in ``GatewayTimers``).
     struct Stored {
         var notification: AcceptedNotification
         var expiresAt: Date
-        var timer: Task<Void, Never>
-        var timerFiresAt: Date
     }
 
-    private let devices = LockedState<[String: Device]>([:])
+    struct State {
+        var devices: [String: Device] = [:]
+        var timers = GatewayTimers()
+        /// The timer loop, waiting to be woken by a sooner deadline; or a wake that came while it was not.
+        var waiter: CheckedContinuation<Void, Never>?
+        var woken = false
+    }
+
+    private let state = LockedState(State())
     private let timeline: Timeline
     private let log: NotificationLog
     private let policy: DeliveryPolicy
@@ -53,8 +60,8 @@ public final class DeviceGateway: Sendable {
         topic: String, environment: String = "sandbox", device: String? = nil, deliver: Deliver? = nil
     ) -> String {
         let token = Hex.lowercase((0..<32).map { _ in UInt8.random(in: 0...255) })
-        devices.withLock {
-            $0[token] = Device(
+        state.withLock {
+            $0.devices[token] = Device(
                 record: DeviceRecord(topic: topic, environment: environment, device: device), online: deliver != nil,
                 deliver: deliver)
         }
@@ -79,19 +86,19 @@ public final class DeviceGateway: Sendable {
 
     public func device(_ token: String) -> DeviceRecord? {
         // The record read where it is, not a copy of the whole device (its tables, its closure).
-        devices.withLock { devices in devices.index(forKey: token).map { devices.values[$0].record } }
+        state.withLock { state in state.devices.index(forKey: token).map { state.devices.values[$0].record } }
     }
 
     public func topic(of token: String) -> String? { device(token)?.topic }
 
-    public func isOnline(_ token: String) -> Bool { devices.withLock { $0[token]?.online ?? false } }
+    public func isOnline(_ token: String) -> Bool { state.withLock { $0.devices[token]?.online ?? false } }
 
     /// The app was removed: later pushes get `410 Unregistered` with this time.
     @discardableResult
     public func unregister(_ token: String, at date: Date = Date()) -> Bool {
-        let found = devices.withLock { devices -> Bool in
-            guard devices[token] != nil else { return false }
-            devices[token]?.record.unregisteredAt = date
+        let found = state.withLock { state -> Bool in
+            guard state.devices[token] != nil else { return false }
+            state.devices[token]?.record.unregisteredAt = date
             return true
         }
         if found {
@@ -106,13 +113,13 @@ public final class DeviceGateway: Sendable {
     /// environment, each with when APNs learned the app was gone, oldest first. Taken: Apple clears the
     /// list once it is read, so the next read lists only apps removed since.
     func takeFeedback(topics: Set<String>, environment: String) -> [(token: String, removedAt: Date)] {
-        devices.withLock { devices in
+        state.withLock { state in
             var listed: [(token: String, removedAt: Date)] = []
-            for (token, device) in devices where !device.reportedToFeedback {
+            for (token, device) in state.devices where !device.reportedToFeedback {
                 guard let removedAt = device.record.unregisteredAt, device.record.environment == environment,
                     topics.contains(device.record.topic)
                 else { continue }
-                devices[token]?.reportedToFeedback = true
+                state.devices[token]?.reportedToFeedback = true
                 listed.append((token, removedAt))
             }
             return listed.sorted { ($0.removedAt, $0.token) < ($1.removedAt, $1.token) }
@@ -122,20 +129,20 @@ public final class DeviceGateway: Sendable {
     /// Takes a device off the network or brings it back; coming back delivers what was stored for it.
     @discardableResult
     public func setOnline(_ token: String, _ online: Bool) -> Bool {
-        let stored: [AcceptedNotification]? = devices.withLock { devices in
-            guard var device = devices[token] else { return nil }
+        let stored: [AcceptedNotification]? = state.withLock { state in
+            guard var device = state.devices[token] else { return nil }
             device.online = online
             var due: [AcceptedNotification] = []
             if online {
                 for (_, entry) in device.stored.sorted(by: {
                     $0.value.notification.apnsId < $1.value.notification.apnsId
                 }) {
-                    entry.timer.cancel()
                     due.append(entry.notification)
                 }
                 device.stored.removeAll()
+                state.timers.cancelAll(token: token, purpose: .expiry)
             }
-            devices[token] = device
+            state.devices[token] = device
             return due
         }
         guard let stored else { return false }
@@ -148,19 +155,23 @@ public final class DeviceGateway: Sendable {
 
     /// Forgets every device and everything stored.
     func reset() {
-        let all = devices.withLock { devices in
-            defer { devices.removeAll() }
-            return Array(devices.values)
-        }
-        for device in all {
-            for entry in device.stored.values { entry.timer.cancel() }
+        state.withLock { state in
+            state.devices.removeAll()
+            state.timers.removeAll()
         }
     }
 
-    /// What became of a notification, as its log entry says: `accepted` (held for coalescing),
-    /// `delivered`, `stored`, `replaced`, `coalesced`, `expired` or `discarded`.
+    /// What became of a notification, as its log entry says.
     struct Fate: Equatable {
-        var decision: String
+        enum Decision: String, Sendable {
+            /// Accepted and held for coalescing (or, in the log, not yet decided on).
+            case accepted
+            /// Refused by the provider API (the log's word; the gateway never sees it).
+            case rejected
+            case delivered, stored, replaced, coalesced, expired, discarded
+        }
+
+        var decision: Decision
         var deliveredAt: Date?
     }
 
@@ -182,14 +193,20 @@ public final class DeviceGateway: Sendable {
             case discard(String)
         }
         let token = notification.deviceToken
-        let decision: Decision = devices.withLock { devices in
+        var wake = false
+        let decision: Decision = state.withLock { state in
             // The device's fields read where they are, not a copy of the whole device (its tables, its closure).
-            guard let index = devices.index(forKey: token) else { return .discard("no such device") }
-            if devices.values[index].online {
+            guard let index = state.devices.index(forKey: token) else { return .discard("no such device") }
+            if state.devices.values[index].online {
                 guard (notification.priority < 10), (policy.coalescingWindow > .zero) else {
-                    return .deliver(devices.values[index].deliver)
+                    return .deliver(state.devices.values[index].deliver)
                 }
-                let previous = devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
+                let previous = state.devices[token]?.coalescing.updateValue(notification, forKey: notification.topic)
+                if previous == nil {
+                    let ends = clock.now.addingTimeInterval(Self.seconds(policy.coalescingWindow))
+                    wake = state.timers.set(
+                        .init(token: token, topic: notification.topic, purpose: .coalescing), at: ends)
+                }
                 return .coalesce(replacing: previous)
             }
             if notification.expiration == 0 { return .discard("apns-expiration 0: one attempt, never stored") }
@@ -200,96 +217,116 @@ public final class DeviceGateway: Sendable {
                 ?? now.addingTimeInterval(TimeInterval(policy.defaultStorage.components.seconds))
             guard expiresAt > now else { return .discard("apns-expiration already passed") }
             let topic = notification.topic
-            let previous = devices[token]?.stored[topic]
-            var timer = previous?.timer
-            var firesAt = previous?.timerFiresAt ?? expiresAt
-            if timer == nil || firesAt > expiresAt {
-                timer?.cancel()
-                timer = expiryTimer(token: token, topic: topic, at: expiresAt)
-                firesAt = expiresAt
-            }
-            devices[token]?.stored[topic] = Stored(
-                notification: notification, expiresAt: expiresAt, timer: timer!, timerFiresAt: firesAt)
+            let previous = state.devices[token]?.stored[topic]
+            state.devices[token]?.stored[topic] = Stored(notification: notification, expiresAt: expiresAt)
+            wake = state.timers.set(.init(token: token, topic: topic, purpose: .expiry), at: expiresAt)
             return .store(replacing: previous?.notification)
         }
+        if wake { wakeTimerLoop() }
         switch decision {
         case .deliver(let deliver):
             return hand(notification, to: deliver, wasStored: false, at: now, as: push)
         case .coalesce(let previous):
             if let previous {
-                log(previous, record(previous, "apns.coalesced", ["replacedBy": notification.apnsId]))
-            } else {
-                scheduleCoalescedDelivery(token: token, topic: notification.topic)
+                log(previous, record(previous, .coalesced, "apns.coalesced", ["replacedBy": notification.apnsId]))
             }
-            return Fate(decision: "accepted")
+            return Fate(decision: .accepted)
         case .store(let previous):
-            if let previous { log(previous, record(previous, "apns.replaced", ["replacedBy": notification.apnsId])) }
+            if let previous {
+                log(previous, record(previous, .replaced, "apns.replaced", ["replacedBy": notification.apnsId]))
+            }
             return record(
-                notification, .apnsStored, ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
+                notification, .stored, .apnsStored,
+                ["reason": "device offline", "collapseId": notification.collapseId ?? ""])
         case .discard(let reason):
-            return record(notification, "apns.discarded", ["reason": reason])
+            return record(notification, .discarded, "apns.discarded", ["reason": reason])
         }
     }
 
-    private func scheduleCoalescedDelivery(token: String, topic: String) {
-        let window = policy.coalescingWindow
-        Task { [weak self] in
-            try? await Task.sleep(for: window)
-            guard let self else { return }
-            let due = self.devices.withLock { $0[token]?.coalescing.removeValue(forKey: topic) }
-            if let due { self.send(due, wasStored: false) }
-        }
+    /// `duration` in seconds, for a deadline.
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 
-    /// Sleeps until `date`, then expires what is stored for the device and topic if its time has come,
-    /// or sleeps again until the newer notification's time.
-    private func expiryTimer(token: String, topic: String, at date: Date) -> Task<Void, Never> {
-        Task { [weak self] in
-            var wake = date
-            while true {
-                guard let clock = self?.clock else { return }
-                await clock.sleep(until: wake)
-                guard !Task.isCancelled, let self else { return }
-                guard let later = self.expireIfDue(token: token, topic: topic) else { return }
-                wake = later
+    /// Carries out every timer until cancelled: sleeps until the earliest deadline (or until a sooner
+    /// one is set), then expires what is due to expire and delivers what was held for coalescing.
+    public func run() async {
+        while !Task.isCancelled {
+            // What it sleeps until is read with every deadline set so far: a wake asked for before
+            // this is answered by it.
+            let next = state.withLock { state in
+                state.woken = false
+                return state.timers.sleeping()
+            }
+            await withTaskGroup(of: Void.self) { group in
+                if let next { group.addTask { await self.clock.sleep(until: next) } }
+                group.addTask { await self.woken() }
+                await group.next()
+                group.cancelAll()
+            }
+            if Task.isCancelled { return }
+            let now = clock.now
+            for key in state.withLock({ $0.timers.takeDue(at: now) }) {
+                switch key.purpose {
+                case .expiry: expire(token: key.token, topic: key.topic)
+                case .coalescing:
+                    let due = state.withLock { $0.devices[key.token]?.coalescing.removeValue(forKey: key.topic) }
+                    if let due { send(due, wasStored: false) }
+                }
             }
         }
     }
 
-    /// Expires the stored notification if it is due; returns when to look again if it is not.
-    private func expireIfDue(token: String, topic: String) -> Date? {
-        let now = clock.now
-        enum Check {
-            case expired(AcceptedNotification)
-            case later(Date)
-            case gone
-        }
-        let check = devices.withLock { devices -> Check in
-            guard let entry = devices[token]?.stored[topic] else { return .gone }
-            guard entry.expiresAt <= now else {
-                devices[token]?.stored[topic]?.timerFiresAt = entry.expiresAt
-                return .later(entry.expiresAt)
+    /// Returns once ``wakeTimerLoop()`` is called (at once if it was while the loop was not waiting),
+    /// or when cancelled.
+    private func woken() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.woken || Task.isCancelled {
+                        state.woken = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            devices[token]?.stored[topic] = nil
-            return .expired(entry.notification)
+        } onCancel: {
+            state.withLock { state in
+                defer { state.waiter = nil }
+                return state.waiter
+            }?.resume()
         }
-        switch check {
-        case .expired(let notification):
-            log(
-                notification,
-                record(notification, "apns.expired", ["reason": "apns-expiration passed while the device was offline"]))
-            return nil
-        case .later(let date):
-            return date
-        case .gone:
-            return nil
-        }
+    }
+
+    /// A deadline sooner than the loop sleeps for was set: it looks again.
+    private func wakeTimerLoop() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.woken = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }?.resume()
+    }
+
+    /// Expires the device and topic's stored notification.
+    private func expire(token: String, topic: String) {
+        let expired = state.withLock { $0.devices[token]?.stored.removeValue(forKey: topic) }
+        guard let notification = expired?.notification else { return }
+        log(
+            notification,
+            record(
+                notification, .expired, "apns.expired",
+                ["reason": "apns-expiration passed while the device was offline"]))
     }
 
     /// Delivers a notification whose log entry already exists (it was held or stored).
     private func send(_ notification: AcceptedNotification, wasStored: Bool) {
-        let deliver = devices.withLock { devices -> Deliver? in
-            guard let device = devices[notification.deviceToken], device.online else { return nil }
+        let deliver = state.withLock { state -> Deliver? in
+            guard let device = state.devices[notification.deviceToken], device.online else { return nil }
             return device.deliver
         }
         log(notification, hand(notification, to: deliver, wasStored: wasStored, at: Date()))
@@ -302,12 +339,12 @@ public final class DeviceGateway: Sendable {
     ) -> Fate {
         guard let deliver else {
             // Online only as an inspection record (no device attached): nothing can receive it.
-            return record(notification, .apnsStored, ["reason": "no device attached"])
+            return record(notification, .stored, .apnsStored, ["reason": "no device attached"])
         }
         let push = push ?? delivery(of: notification)
         timeline.publish(.apnsDelivered, source: "apns", push.attributes(wasStored ? .deliveredFromStore : .delivered))
         deliver(notification)
-        return Fate(decision: "delivered", deliveredAt: now)
+        return Fate(decision: .delivered, deliveredAt: now)
     }
 
     /// A held or stored notification as its delivery's event reads it: the event reads no payload, so
@@ -319,15 +356,16 @@ public final class DeviceGateway: Sendable {
         return AcceptedPush(bare, environment: "")
     }
 
-    /// Publishes a decision and returns it as the notification's fate.
+    /// Publishes a decision as its event and returns it as the notification's fate.
     private func record(
-        _ notification: AcceptedNotification, _ kind: EventKind, _ attributes: consuming EventAttributes
+        _ notification: AcceptedNotification, _ decision: Fate.Decision, _ kind: EventKind,
+        _ attributes: consuming EventAttributes
     ) -> Fate {
         // Added to the caller's own attributes, not merged into a copy of them.
         attributes.merge(["apnsId": notification.apnsId, "deviceToken": notification.deviceToken])
         if let name = notification.device { attributes.merge(["device": name]) }
         timeline.publish(kind, source: "apns", attributes)
-        return Fate(decision: String(kind.rawValue.dropFirst("apns.".count)))
+        return Fate(decision: decision)
     }
 
     private func log(_ notification: AcceptedNotification, _ fate: Fate) {

@@ -1,4 +1,5 @@
 import Foundation
+import HarnessTimeline
 
 /// The clock store-and-forward runs on: `apns-expiration` is wall-clock epoch seconds. A protocol so a
 /// test can move time itself instead of racing the real one.
@@ -15,6 +16,6 @@ struct WallClock: ExpiryClock {
 
     func sleep(until date: Date) async {
         let seconds = min(max(0, date.timeIntervalSinceNow), 86_400)
-        try? await Task.sleep(for: .seconds(seconds))
+        await pause(for: .seconds(seconds))
     }
 }

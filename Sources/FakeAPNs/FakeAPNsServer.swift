@@ -263,6 +263,8 @@ public final class FakeAPNsServer: Service, Sendable {
             group.addTask { try await self.controlAPI.listener.run() }
             // The delivery commands, one at a time; their queue ends with the server.
             if let deliveries { group.addTask { await deliveries.run() } }
+            // The gateway's timers (expiries, coalescing windows), until graceful shutdown or cancellation.
+            group.addTask { await cancelWhenGracefulShutdown { await self.gateway.run() } }
             // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
             group.addTask {
                 try? await gracefulShutdown()

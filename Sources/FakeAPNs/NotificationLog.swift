@@ -31,7 +31,7 @@ public final class NotificationLog: Sendable {
         var body: Data
         var apnsId: String
         var outcome: Outcome
-        var decision: String
+        var decision: DeviceGateway.Fate.Decision
         var receivedAt: Date
         var deliveredAt: Date?
 
@@ -45,7 +45,7 @@ public final class NotificationLog: Sendable {
             body = accepted ? Data() : request.body
             self.apnsId = apnsId
             self.outcome = outcome
-            decision = accepted ? "accepted" : "rejected"
+            decision = accepted ? .accepted : .rejected
             self.receivedAt = receivedAt
         }
 
@@ -71,13 +71,14 @@ public final class NotificationLog: Sendable {
             case .accepted(let push):
                 let notification = push.notification
                 return Entry(
-                    apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil, decision: decision,
+                    apnsId: apnsId, deviceToken: notification.deviceToken, status: 200, reason: nil,
+                    decision: decision.rawValue,
                     receivedAt: receivedAt, deliveredAt: deliveredAt, headers: fields, payload: notification.payload,
                     notification: notification)
             case .refused(let reason):
                 return Entry(
                     apnsId: apnsId, deviceToken: deviceToken, status: reason.status, reason: reason.reason,
-                    decision: decision, receivedAt: receivedAt, deliveredAt: nil, headers: fields,
+                    decision: decision.rawValue, receivedAt: receivedAt, deliveredAt: nil, headers: fields,
                     payload: String(decoding: body, as: UTF8.self), notification: nil)
             }
         }
@@ -144,7 +145,7 @@ public final class NotificationLog: Sendable {
 
     private func append(_ request: ProviderRequest, record made: consuming Record, fate: DeviceGateway.Fate?) {
         let apnsId = made.apnsId
-        let accepted = made.decision == "accepted"
+        let accepted = made.decision == .accepted
         if let fate { made.apply(fate) }
         let bytes = limited ? Self.estimatedBytes(headers: request.headers, body: request.body) : 0
         // Moved into the records through an optional the lock's closure takes it from: a copy would
@@ -153,7 +154,7 @@ public final class NotificationLog: Sendable {
         let forgotten = state.withLock { state -> Record? in
             var record = moving.take()!
             // Only a notification still held or stored can be decided on again.
-            if accepted, record.decision == "accepted" || record.decision == "stored" {
+            if accepted, record.decision == .accepted || record.decision == .stored {
                 state.acceptedIndex[apnsId] = state.records.nextPosition
                 if !(state.early.isEmpty && state.earlier.isEmpty),
                     let fate = state.early.removeValue(forKey: apnsId) ?? state.earlier.removeValue(forKey: apnsId)

@@ -67,7 +67,7 @@ extension MediaServer {
                         try await flushed(connection.channel)
                         // Never another byte: only the client going away or the server closing ends it.
                         while !Task.isCancelled, connection.channel.isActive {
-                            try? await Task.sleep(for: .seconds(3600))
+                            await pause(for: .seconds(3600))
                         }
                     }
                     return
@@ -92,7 +92,7 @@ extension MediaServer {
         while ContinuousClock.now < deadline, let info = try? await provider.getTCPInfo().get(),
             info.tcpi_unacked > 0
         {
-            try? await Task.sleep(for: .milliseconds(1))
+            await pause(for: .milliseconds(1))
         }
         #endif
     }

@@ -94,7 +94,7 @@ public final class AppProcess: @unchecked Sendable {
     public func waitForOutputEnd(atMost limit: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await _ in self.outputEnded.stream {} }
-            group.addTask { try? await Task.sleep(for: limit) }
+            group.addTask { await pause(for: limit) }
             await group.next()
             group.cancelAll()
         }

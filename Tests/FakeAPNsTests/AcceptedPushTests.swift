@@ -47,7 +47,7 @@ import Testing
         let receivedAt = Date(timeIntervalSince1970: 1_800_000_000)
         log.append(
             request, accepted: AcceptedPush(notification, environment: "sandbox"),
-            fate: .init(decision: "delivered", deliveredAt: receivedAt), receivedAt: receivedAt)
+            fate: .init(decision: .delivered, deliveredAt: receivedAt), receivedAt: receivedAt)
         let entry = log.entries(deviceToken: notification.deviceToken).first
         #expect(entry?.apnsId == notification.apnsId)
         #expect(entry?.status == 200)

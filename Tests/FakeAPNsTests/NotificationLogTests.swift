@@ -32,18 +32,18 @@ import Testing
         let log = NotificationLog(retention: 4)
         let token = String(repeating: "ab", count: 32)
         let stored = notification("STORED", token: token)
-        log.append(request(token: token), apnsId: "STORED", outcome: .success(stored), fate: .init(decision: "stored"))
+        log.append(request(token: token), apnsId: "STORED", outcome: .success(stored), fate: .init(decision: .stored))
         for index in 0..<7 {
             log.append(request(token: "cd\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
         }
         // Seven more entries went past the retention of four, so the stored one was forgotten; a later
         // decision about it must not land on another entry.
-        log.update("STORED", to: .init(decision: "delivered", deliveredAt: Date()))
+        log.update("STORED", to: .init(decision: .delivered, deliveredAt: Date()))
         #expect(log.entries().allSatisfy { $0.decision == "rejected" })
         // A notification stored after the trim is found and updated where it now is.
         let later = notification("LATER", token: token)
-        log.append(request(token: token), apnsId: "LATER", outcome: .success(later), fate: .init(decision: "stored"))
-        log.update("LATER", to: .init(decision: "delivered", deliveredAt: Date()))
+        log.append(request(token: token), apnsId: "LATER", outcome: .success(later), fate: .init(decision: .stored))
+        log.update("LATER", to: .init(decision: .delivered, deliveredAt: Date()))
         #expect(log.entries(deviceToken: token).last?.decision == "delivered")
     }
 
@@ -81,7 +81,7 @@ import Testing
         let log = NotificationLog(retention: 100_000, budget: 20 * one)
         for index in 0..<100 {
             let accepted = notification("ID-\(index)", token: token)
-            log.append(big, apnsId: "ID-\(index)", outcome: .success(accepted), fate: .init(decision: "delivered"))
+            log.append(big, apnsId: "ID-\(index)", outcome: .success(accepted), fate: .init(decision: .delivered))
         }
         #expect(log.entries().count == 20)
     }
@@ -92,14 +92,14 @@ import Testing
         for index in 0..<1_000 {
             log.append(request(token: "cd\(index)"), apnsId: "ID-\(index)", outcome: .failure(.badDeviceToken))
             // A stored notification delivered long after its entry went.
-            log.update("GONE-\(index)", to: .init(decision: "delivered", deliveredAt: Date()))
+            log.update("GONE-\(index)", to: .init(decision: .delivered, deliveredAt: Date()))
         }
         #expect(log.waitingDecisions <= 20)
         // One that races ahead of its entry still finds it.
-        log.update("LATE", to: .init(decision: "delivered", deliveredAt: Date()))
+        log.update("LATE", to: .init(decision: .delivered, deliveredAt: Date()))
         log.append(
             request(token: token), apnsId: "LATE", outcome: .success(notification("LATE", token: token)),
-            fate: .init(decision: "stored"))
+            fate: .init(decision: .stored))
         #expect(log.entries(deviceToken: token).last?.decision == "delivered")
     }
 }

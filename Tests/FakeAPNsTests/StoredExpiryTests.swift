@@ -6,8 +6,8 @@ import Testing
 @testable import FakeAPNs
 
 /// Store-and-forward's expiries on a clock the test moves: a stored notification replaced by a newer
-/// one expires at the newer one's time, whether that is later (the timer wakes, finds it not due and
-/// sleeps again) or sooner (the timer is moved up). No wall clock, so no machine is too slow for it.
+/// one expires at the newer one's time, whether that is later (the gateway's timer loop wakes, finds it
+/// not due and sleeps again) or sooner (the loop is woken and sleeps until the sooner one). No wall clock, so no machine is too slow for it.
 @Suite struct StoredExpiryTests {
     /// A clock that stands still until the test moves it; says when a timer starts sleeping.
     final class ManualClock: ExpiryClock, @unchecked Sendable {
@@ -81,46 +81,57 @@ import Testing
         timeline.events.filter { $0.kind == "apns.expired" }.compactMap { $0["apnsId"] }
     }
 
-    @Test func aLaterReplacementKeepsTheTimerWhichSleepsAgain() async throws {
-        let (clock, timeline, gateway, token) = offlineDevice()
-        var sleeping = clock.sleeping.makeAsyncIterator()
-
-        #expect(gateway.accept(notification("A", to: token, expiringIn: 5)).decision == "stored")
-        #expect(gateway.accept(notification("B", to: token, expiringIn: 10)).decision == "stored")
-        #expect(timeline.events.contains { $0.kind == "apns.replaced" && $0["apnsId"] == "A" })
-        #expect(await sleeping.next() == start.addingTimeInterval(5), "one timer, at the first expiry")
-        #expect(clock.sleeperCount == 1, "the replacement started no timer of its own")
-
-        clock.advance(to: start.addingTimeInterval(5))
-        #expect(await sleeping.next() == start.addingTimeInterval(10), "it woke, found B not due, and sleeps again")
-        #expect(expiries(timeline).isEmpty)
-
-        clock.advance(to: start.addingTimeInterval(10))
-        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
-            await timeline.subscribe().first { $0.kind == "apns.expired" }
-        }
-        #expect(expired?["apnsId"] == "B")
-        #expect(expiries(timeline) == ["B"])
-        #expect(clock.sleeperCount == 0)
+    /// The gateway's timer loop on `gateway` while `body` runs; cancelled and awaited after it.
+    func withTimerLoop(_ gateway: DeviceGateway, _ body: () async throws -> Void) async rethrows {
+        let loop = Task { await gateway.run() }
+        defer { loop.cancel() }
+        try await body()
+        loop.cancel()
+        await loop.value
     }
 
-    @Test func aSoonerReplacementMovesTheTimerUp() async throws {
+    @Test func aLaterReplacementKeepsTheDeadlineAndTheLoopSleepsAgain() async throws {
         let (clock, timeline, gateway, token) = offlineDevice()
         var sleeping = clock.sleeping.makeAsyncIterator()
+        try await withTimerLoop(gateway) {
+            #expect(gateway.accept(notification("A", to: token, expiringIn: 5)).decision == .stored)
+            #expect(await sleeping.next() == start.addingTimeInterval(5), "the loop sleeps until A's expiry")
+            #expect(gateway.accept(notification("B", to: token, expiringIn: 10)).decision == .stored)
+            #expect(timeline.events.contains { $0.kind == "apns.replaced" && $0["apnsId"] == "A" })
+            #expect(clock.sleeperCount == 1, "a later deadline does not wake the loop")
 
-        gateway.accept(notification("A", to: token, expiringIn: 60))
-        #expect(await sleeping.next() == start.addingTimeInterval(60))
-        gateway.accept(notification("B", to: token, expiringIn: 5))
-        #expect(await sleeping.next() == start.addingTimeInterval(5), "a new timer at the sooner expiry")
+            clock.advance(to: start.addingTimeInterval(5))
+            #expect(await sleeping.next() == start.addingTimeInterval(10), "it woke, found B not due, and sleeps again")
+            #expect(expiries(timeline).isEmpty)
 
-        clock.advance(to: start.addingTimeInterval(5))
-        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
-            await timeline.subscribe().first { $0.kind == "apns.expired" }
+            clock.advance(to: start.addingTimeInterval(10))
+            let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+                await timeline.subscribe().first { $0.kind == "apns.expired" }
+            }
+            #expect(expired?["apnsId"] == "B")
+            #expect(expiries(timeline) == ["B"])
+            #expect(clock.sleeperCount == 0, "with nothing stored the loop waits on no clock")
         }
-        #expect(expired?["apnsId"] == "B")
-        // The old timer was cancelled: nothing is left to fire at A's time.
-        #expect(clock.sleeperCount == 0)
-        #expect(expiries(timeline) == ["B"])
+    }
+
+    @Test func aSoonerReplacementWakesTheLoop() async throws {
+        let (clock, timeline, gateway, token) = offlineDevice()
+        var sleeping = clock.sleeping.makeAsyncIterator()
+        try await withTimerLoop(gateway) {
+            gateway.accept(notification("A", to: token, expiringIn: 60))
+            #expect(await sleeping.next() == start.addingTimeInterval(60))
+            gateway.accept(notification("B", to: token, expiringIn: 5))
+            #expect(await sleeping.next() == start.addingTimeInterval(5), "woken, it sleeps until the sooner expiry")
+            #expect(clock.sleeperCount == 1, "the sleep until A's time was cancelled")
+
+            clock.advance(to: start.addingTimeInterval(5))
+            let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+                await timeline.subscribe().first { $0.kind == "apns.expired" }
+            }
+            #expect(expired?["apnsId"] == "B")
+            #expect(clock.sleeperCount == 0)
+            #expect(expiries(timeline) == ["B"])
+        }
     }
 
     /// What CI once saw when its wall clock outran the old test: a replacement whose expiry has already
@@ -128,17 +139,19 @@ import Testing
     @Test func aReplacementAlreadyExpiredIsDiscardedAndTheStoredOneKept() async throws {
         let (clock, timeline, gateway, token) = offlineDevice()
         var sleeping = clock.sleeping.makeAsyncIterator()
-        gateway.accept(notification("A", to: token, expiringIn: 60))
-        #expect(await sleeping.next() == start.addingTimeInterval(60))
-        clock.advance(to: start.addingTimeInterval(10))
-        #expect(gateway.accept(notification("B", to: token, expiringIn: 5)).decision == "discarded")
-        #expect(!timeline.events.contains { $0.kind == "apns.replaced" })
-        #expect(clock.sleeperCount == 1)
-        // A expires at its own time; its timer ends there.
-        clock.advance(to: start.addingTimeInterval(60))
-        let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
-            await timeline.subscribe().first { $0.kind == "apns.expired" }
+        try await withTimerLoop(gateway) {
+            gateway.accept(notification("A", to: token, expiringIn: 60))
+            #expect(await sleeping.next() == start.addingTimeInterval(60))
+            clock.advance(to: start.addingTimeInterval(10))
+            #expect(gateway.accept(notification("B", to: token, expiringIn: 5)).decision == .discarded)
+            #expect(!timeline.events.contains { $0.kind == "apns.replaced" })
+            #expect(clock.sleeperCount == 1)
+            // A expires at its own time.
+            clock.advance(to: start.addingTimeInterval(60))
+            let expired = try await withDeadline(.seconds(30), "an apns.expired event") {
+                await timeline.subscribe().first { $0.kind == "apns.expired" }
+            }
+            #expect(expired?["apnsId"] == "A")
         }
-        #expect(expired?["apnsId"] == "A")
     }
 }

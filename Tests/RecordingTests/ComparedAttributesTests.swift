@@ -33,6 +33,8 @@ struct ComparedAttributesTests {
         "replayed",
         // What the device warns about a push's shape.
         "warning",
+        // What a refused write was writing (the same part of the same push in every run).
+        "what",
         // What a delivery command printed, for the same notification.
         "output",
     ]
