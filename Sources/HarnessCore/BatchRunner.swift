@@ -113,7 +113,15 @@ public struct BatchRunner: Sendable {
         let lines = LockedState<[String]>([])
         let result = await runner.run(scenario) { line in lines.withLock { $0.append(line) } }
         let text = lines.withLock { $0.joined(separator: "\n") } + "\n"
-        try? text.write(to: directory.appendingPathComponent("output.txt"), atomically: true, encoding: .utf8)
+        let file = directory.appendingPathComponent("output.txt")
+        do {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        } catch {
+            // Its report and verdict are written already; the batch's own output says what is missing.
+            output(
+                "harness: \(scenario.name)'s output could not be written to \(file.path): \(error.localizedDescription)"
+            )
+        }
         return result
     }
 

@@ -231,11 +231,12 @@ public struct ScenarioRunner: Sendable {
             let verdict = ChainVerdict.evaluate(expectation, events: events, fixtureDigest: digest)
             return verdict.complete && verdict.countProblems.allSatisfy { $0.1 >= $0.0.atLeast } || failed(events)
         }
-        _ = try? await timeline.waitFor("the chain", timeout: timeout) { _ in decided(timeline.events) }
+        // Decided, out of time or cancelled: the verdict below reads the timeline as it is then.
+        _ = await timeline.first(within: timeout) { _ in decided(timeline.events) }
         try Task.checkCancellation()
         if expectation.settle > .zero, !failed(timeline.events) {
             // Everything expected came: watch a while longer for what must not happen.
-            _ = try? await timeline.waitFor("a forbidden event", timeout: expectation.settle) { _ in
+            _ = await timeline.first(within: expectation.settle) { _ in
                 failed(timeline.events)
             }
             try Task.checkCancellation()

@@ -139,26 +139,36 @@ public final class Timeline: Sendable {
 
     /// Waits for the first event, past or future, that satisfies `predicate`.
     ///
-    /// - Throws: ``TimelineWaitTimeout`` naming `description` when `timeout` passes first.
+    /// - Throws: ``TimelineWaitTimeout`` naming `description` when `timeout` passes first, or
+    ///   `CancellationError` when the task is cancelled.
     public func waitFor(
         _ description: String, timeout: Duration, where predicate: @escaping @Sendable (TimelineEvent) -> Bool
     ) async throws -> TimelineEvent {
+        guard let event = await first(within: timeout, where: predicate) else {
+            try Task.checkCancellation()
+            throw TimelineWaitTimeout(description: description, timeout: timeout)
+        }
+        return event
+    }
+
+    /// The first event, past or future, that satisfies `predicate`; nil when `timeout` passes first,
+    /// the timeline finishes, or the task is cancelled (for a caller that decides on the timeline as it
+    /// then is, whichever of them it was).
+    public func first(
+        within timeout: Duration, where predicate: @escaping @Sendable (TimelineEvent) -> Bool
+    ) async -> TimelineEvent? {
         let stream = subscribe()
-        return try await withThrowingTaskGroup(of: TimelineEvent?.self) { group in
+        return await withTaskGroup(of: TimelineEvent?.self) { group in
             group.addTask {
                 for await event in stream where predicate(event) { return event }
                 return nil
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                await pause(for: timeout)
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let event = first else {
-                try Task.checkCancellation()
-                throw TimelineWaitTimeout(description: description, timeout: timeout)
-            }
-            return event
+            return await group.next() ?? nil
         }
     }
 }

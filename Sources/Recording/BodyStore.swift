@@ -68,19 +68,40 @@ final class BodyRecording {
         }
     }
 
+    /// Moves the spilled body to its name in the store; a body that could not be written whole, closed
+    /// or moved is this recording's ``failure`` (the recorder then refuses the cassette), never stored.
+    private func keep(_ spill: (url: URL, handle: FileHandle), as digest: String) {
+        let manager = FileManager.default
+        do {
+            try spill.handle.close()
+            guard failure == nil else {
+                // Only part of it was written: what is there must not pass for the body. A file left
+                // here is a `.partial-` one, which the recorder removes as it finishes.
+                try manager.removeItem(at: spill.url)
+                return
+            }
+            let target = store.url(of: digest)
+            if manager.fileExists(atPath: target.path) {
+                // The same bytes are stored already.
+                try manager.removeItem(at: spill.url)
+            } else {
+                try manager.moveItem(at: spill.url, to: target)
+            }
+        } catch {
+            if failure == nil {
+                failure =
+                    "the body file \(spill.url.path) could not be stored as bodies/\(digest) (\(error.localizedDescription))"
+            }
+        }
+    }
+
     /// The content for the HAR: inline text (UTF-8 when it is, base64 otherwise) or a stored file.
     func finish(mimeType: String) -> HAR.Content {
         let digest = BodyStore.hex(hasher.finalize())
         var content = HAR.Content(size: size, mimeType: mimeType)
         content.sha256 = digest
         if let spill {
-            try? spill.handle.close()
-            let target = store.url(of: digest)
-            if FileManager.default.fileExists(atPath: target.path) {
-                try? FileManager.default.removeItem(at: spill.url)
-            } else {
-                try? FileManager.default.moveItem(at: spill.url, to: target)
-            }
+            keep(spill, as: digest)
             content.file = "bodies/\(digest)"
         } else if size > 0 {
             if let text = String(data: head, encoding: .utf8), Self.isText(mimeType) {

@@ -14,6 +14,34 @@ struct CassetteRecorderTests {
 
     static func sha256(_ data: Data) -> String { SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined() }
 
+    /// A large body's file that cannot be moved to its name (here something removed it meanwhile) is
+    /// no body of the cassette: the recording is refused saying which file, nothing passes for it.
+    @Test func aBodyThatCannotBeStoredRefusesTheCassette() throws {
+        // The recording is made in a folder beside the cassette's: both inside this one.
+        let parent = try TemporaryFolder.make()
+        let folder = parent.appendingPathComponent("cassette")
+        let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
+        let large = Data(repeating: 7, count: 100_000)
+        let exchange = Self.get(recorder)
+        exchange.head(status: 200, statusText: "OK", headers: [("Content-Type", "image/jpeg")])
+        large.withUnsafeBytes { exchange.write($0) }
+        let partials = (FileManager.default.subpaths(atPath: parent.path) ?? []).filter {
+            URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(".partial-")
+        }
+        #expect(partials.count == 1, "the body spilled to a file of its own")
+        for path in partials { try FileManager.default.removeItem(at: parent.appendingPathComponent(path)) }
+        exchange.finish()
+
+        var meta = CassetteMeta(scenario: "s", harnessYmlSha256: nil, seeds: [:], recordedAt: "now")
+        meta.complete = true
+        let error = #expect(throws: CassetteError.self) { try recorder.close(meta, timeline: Data()) }
+        #expect(error?.problem.contains("could not be stored as bodies/\(Self.sha256(large))") == true)
+        let stored = (FileManager.default.subpaths(atPath: parent.path) ?? []).filter {
+            $0.hasSuffix(Self.sha256(large))
+        }
+        #expect(stored.isEmpty, "nothing passes for the body")
+    }
+
     @Test func aRecordingOpensAgainWithItsBodiesPacingAndFault() throws {
         let folder = try TemporaryFolder.make()
         let recorder = try CassetteRecorder(directory: folder, redactor: Redactor())
