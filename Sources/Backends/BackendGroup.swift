@@ -207,9 +207,8 @@ public final class BackendGroup: Sendable {
         /// reaped. One that already ended has what it left killed at once. Not cancelled with the caller: a
         /// stop always waits for the end.
         func stop() async {
-            // Awaited here at once: a task of its own only so that the caller's cancellation (a Ctrl-C
-            // during start) does not reach the stop's waits.
-            await Task { await self.stopUncancelled() }.value
+            // The caller's cancellation (a Ctrl-C during start) does not reach the stop's waits.
+            await uncancelled { await self.stopUncancelled() }
         }
 
         private func stopUncancelled() async {
@@ -225,12 +224,16 @@ public final class BackendGroup: Sendable {
             ProcessTable.signal(outsideGroup, SIGTERM)
             let grace = backend.stopGrace
             let deadline = ContinuousClock.now + grace
-            let killer = Task { [process] in
-                try await Task.sleep(for: grace)
-                process.kill()
+            let ending = await withTaskGroup(of: Void.self) { group in
+                // Killed at the end of its grace, unless it ended first (the kill is cancelled then).
+                group.addTask { [process] in
+                    await pause(for: grace)
+                    if !Task.isCancelled { process.kill() }
+                }
+                let ending = await termination()
+                group.cancelAll()
+                return ending
             }
-            let ending = await termination()
-            killer.cancel()
             // No event says when the last of them ends: they are looked at every 50 ms.
             while ContinuousClock.now < deadline, await descendants.anyRunning() {
                 await pause(for: .milliseconds(50))

@@ -158,9 +158,9 @@ extension DeviceSimulator {
         guard let bundleId, apps[bundleId]?.launchWaiter != nil, let pid = apps[bundleId]?.process?.pid else { return }
         refusedHandshakes[bundleId] = reason
         let grace = Self.refusedLaunchGrace
-        Task {
+        work.start {
             await pause(for: grace)
-            self.endRefusedLaunch(bundleId, pid: pid)
+            await self.endRefusedLaunch(bundleId, pid: pid)
         }
     }
 
@@ -214,7 +214,7 @@ extension DeviceSimulator {
             startFetch(bundleId, completionId: fetch, wake: "launched")
         }
         if record.state.isForeground, pushes.hasHeld(bundleId) {
-            Task { await self.releaseHeldPush(bundleId, on: .userOpenedApp) }
+            work.start { await self.releaseHeldPush(bundleId, on: .userOpenedApp) }
         }
         for session in sessions.createdSessions(of: bundleId) { deliverHeldEvents(bundleId, session: session) }
     }

@@ -54,7 +54,7 @@ extension DeviceSimulator {
         timers.cancel(trigger)
         guard let delay else {
             notifications.unschedule(request.identifier, of: bundleId)
-            Task { await self.deliverNotification(bundleId, request) }
+            work.start { await self.deliverNotification(bundleId, request) }
             return
         }
         let (replaced, discarded) = notifications.schedule(request, for: bundleId, fireAt: policyNow + delay)

@@ -58,6 +58,8 @@ extension DeviceSimulator {
     }
 
     func launch(_ bundleId: String, reason: LaunchReason) async throws {
+        // What shutdown kills is what ran when it began: nothing starts after that.
+        guard !shuttingDown else { throw DeviceError("\(bundleId) is not launched: the device is shutting down") }
         try check(bundleId, .launch(reason))
         var record = try record(bundleId)
         var environment = ProcessInfo.processInfo.environment
@@ -68,12 +70,13 @@ extension DeviceSimulator {
         environment["HOME"] = record.container.paths.home
         environment["TMPDIR"] = record.container.paths.tmp
         let timeline = timeline
+        let work = work
         let process: AppProcess
         do {
             process = try AppProcess(
                 command: record.app.command, workingDirectory: record.app.workingDirectory, environment: environment,
                 onLine: { line in timeline.publish(.appOutput, source: "app", ["bundleId": bundleId, "line": line]) },
-                onExit: { termination in Task { await self.processExited(bundleId, termination: termination) } }
+                onExit: { termination in work.start { await self.processExited(bundleId, termination: termination) } }
             )
         } catch {
             // A launch step fails with the device's error, in the process's words.

@@ -144,14 +144,16 @@ extension DeviceSimulator {
 
     /// Launches the app in the background for its sessions' events.
     func relaunchForSessions(_ bundleId: String) {
-        Task {
-            do {
-                try await self.launch(bundleId, reason: .backgroundURLSession)
-            } catch {
-                self.publish(
-                    "device.app.launchFailed",
-                    ["bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue, "error": "\(error)"])
-            }
+        work.start { await self.relaunchSayingWhyNot(bundleId) }
+    }
+
+    private func relaunchSayingWhyNot(_ bundleId: String) async {
+        do {
+            try await launch(bundleId, reason: .backgroundURLSession)
+        } catch {
+            publish(
+                "device.app.launchFailed",
+                ["bundleId": bundleId, "reason": LaunchReason.backgroundURLSession.rawValue, "error": "\(error)"])
         }
     }
 
@@ -186,19 +188,21 @@ extension DeviceSimulator {
     /// Hands a session's held events over, in order, if the app runs and has created the session.
     func deliverHeldEvents(_ bundleId: String, session: String) {
         guard sessions.beginFlush(session, of: bundleId) else { return }
-        Task {
-            while self.apps[bundleId]?.state.isAwake == true, let next = self.sessions.nextHeld(session, of: bundleId) {
-                switch next {
-                case .completed(let params):
-                    _ = await self.deliver(.completed(params), session: session, to: bundleId, held: true)
-                case .finished(let params, let answered):
-                    answered.resume(
-                        returning: await self.deliver(.finished(params), session: session, to: bundleId, held: true))
-                }
+        work.start { await self.flushHeldEvents(bundleId, session: session) }
+    }
+
+    /// The held events, one after another while the app is awake; then the flush ends.
+    private func flushHeldEvents(_ bundleId: String, session: String) async {
+        while apps[bundleId]?.state.isAwake == true, let next = sessions.nextHeld(session, of: bundleId) {
+            switch next {
+            case .completed(let params):
+                _ = await deliver(.completed(params), session: session, to: bundleId, held: true)
+            case .finished(let params, let answered):
+                answered.resume(returning: await deliver(.finished(params), session: session, to: bundleId, held: true))
             }
-            self.sessions.endFlush(session, of: bundleId)
-            self.finishEventsIfDone(bundleId, session: session)
         }
+        sessions.endFlush(session, of: bundleId)
+        finishEventsIfDone(bundleId, session: session)
     }
 
     /// `urlSessionDidFinishEvents` once an announced session has nothing left to deliver.

@@ -26,6 +26,9 @@ public actor DeviceSimulator {
     var refusedHandshakes: [String: String] = [:]
     /// Set when ``shutdown()`` begins: transfer events that finish during it reach no app.
     var shuttingDown = false
+    /// The device's work that outlives the call starting it (a process's exit to record, a relaunch, a
+    /// notification to post, held events to hand over): ``shutdown()`` cancels what is left and waits.
+    let work = OwnedTasks()
     var nextCompletionId = 1
     /// `wifi`, `cellular` or `offline`.
     public private(set) var network = "wifi"
@@ -116,6 +119,7 @@ public actor DeviceSimulator {
         }
         releaseHeldEvents()
         await transferDaemon.shutdown()
+        await work.cancelAllAndWait()
         try? await listener?.channel.close()
         try? FileManager.default.removeItem(atPath: configuration.socketPath)
     }

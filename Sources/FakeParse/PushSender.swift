@@ -132,9 +132,9 @@ final class PushSender: Sendable {
                 }
             }
         }
-        // Once sending, a push finishes even when the sender is stopped: a task of its own, which the
-        // group's cancellation does not reach, awaited here (so run() still waits for it).
-        await Task.detached { await self.send(job.statusId, job.request) }.value
+        // Once sending, a push finishes even when the sender is stopped: the group's cancellation does
+        // not reach it, and run() still waits for it.
+        await uncancelled { await self.send(job.statusId, job.request) }
     }
 
     private func send(_ statusId: String, _ request: PushRequest) async {

@@ -39,7 +39,7 @@ struct BoundedTeardown: Service {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 // Shielded from cancellation: the handlers here decide how long to wait.
-                _ = await Task { try? await ended.wait() }.value
+                _ = await uncancelled { try? await ended.wait() }
             } onGracefulShutdown: {
                 bound()
             }
@@ -68,7 +68,7 @@ struct BoundedTeardown: Service {
             await work()
             finished.succeed(true)
         }
-        let answer = await Task { (try? await finished.wait()) ?? false }.value
+        let answer = await uncancelled { (try? await finished.wait()) ?? false }
         timer.cancel()
         return answer
     }

@@ -131,9 +131,9 @@ public struct ScenarioRunner: Sendable {
             outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
         }
         // Teardown must finish even when the run was cancelled: the backends first, then the services.
-        if let backends { await Task { await backends.stop() }.value }
+        if let backends { await uncancelled { await backends.stop() } }
         for door in doors { await door.close() }
-        if let stack { await Task { await stack.stop() }.value }
+        if let stack { await uncancelled { await stack.stop() } }
         // Only now: an app still running until the services stopped could reach another run's backend.
         FreePorts.shared.release(backendPorts)
         // A matrix cell's failure the scenario expects is no surprise.

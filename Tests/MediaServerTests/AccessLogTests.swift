@@ -18,6 +18,13 @@ struct AccessLogTests {
         return exchange
     }
 
+    /// Records `exchange` and returns its line, made from the same exchange: its time is the one the
+    /// exchange was made at, so a second passing in between changes nothing.
+    func record(_ exchange: Exchange, in log: AccessLog) -> String {
+        log.record(exchange)
+        return AccessLog.line(exchange)
+    }
+
     @Test func linesPastTheCapAreWrittenByTheRequestInTheOrderTheyCame() async throws {
         let folder = try PackagePaths.temporaryDirectory()
         let url = folder.appendingPathComponent("logs/access_log")
@@ -27,14 +34,12 @@ struct AccessLogTests {
         var number = 0
         while expected.utf8.count <= AccessLog.pendingCap {
             number += 1
-            log.record(Self.exchange(number))
-            expected += AccessLog.line(Self.exchange(number))
+            expected += record(Self.exchange(number), in: log)
         }
         let before = try Data(contentsOf: url).count
         #expect(before == expected.utf8.count, "the request that reached the cap wrote what had gathered")
         for extra in 1...3 {
-            log.record(Self.exchange(number + extra))
-            expected += AccessLog.line(Self.exchange(number + extra))
+            expected += record(Self.exchange(number + extra), in: log)
         }
         await log.close()
         #expect(try String(contentsOf: url, encoding: .utf8) == expected)
@@ -49,8 +54,7 @@ struct AccessLogTests {
         var number = 0
         while expected.utf8.count < AccessLog.bufferSize {
             number += 1
-            log.record(Self.exchange(number))
-            expected += AccessLog.line(Self.exchange(number))
+            expected += record(Self.exchange(number), in: log)
         }
         // 32 KB gathered: the writer is woken and writes them, with no close.
         let size = expected.utf8.count
@@ -70,11 +74,11 @@ struct AccessLogTests {
         let timeline = Timeline()
         // Linux's /dev/full refuses every write with ENOSPC.
         let log = try AccessLog(url: URL(fileURLWithPath: "/dev/full"), timeline: timeline)
-        log.record(Self.exchange(1))
+        let line = record(Self.exchange(1), in: log)
         await log.close()
         let failed = timeline.events.filter { $0.kind == .mediaAccessLogFailed }
         #expect(failed.count == 1, "\(failed)")
-        #expect(failed.first?.attributes["bytes"] == "\(AccessLog.line(Self.exchange(1)).utf8.count)")
+        #expect(failed.first?.attributes["bytes"] == "\(line.utf8.count)")
         #expect(failed.first?.attributes["path"] == "/dev/full")
     }
 }
