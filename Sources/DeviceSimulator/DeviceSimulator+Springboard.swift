@@ -94,16 +94,21 @@ extension DeviceSimulator {
 
     private func waitForConnection(_ bundleId: String, pid: Int32) async throws {
         let timeout = configuration.launchTimeout
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            self.launchTimedOut(bundleId, pid: pid)
-        }
-        defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { continuation in
-            if apps[bundleId]?.process?.pid == pid, case .launching = apps[bundleId]?.state {
-                apps[bundleId]?.launchWaiter = continuation
-            } else {
-                continuation.resume(throwing: launchFailure(bundleId, "exited during launch"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // The launch's deadline, cancelled once the launch has ended either way. A launch whose
+            // caller is cancelled waits for its app without one: the device's shutdown, which comes
+            // with every cancelled run, ends the app and so the launch.
+            group.addTask {
+                await pause(for: timeout)
+                if !Task.isCancelled { await self.launchTimedOut(bundleId, pid: pid) }
+            }
+            defer { group.cancelAll() }
+            try await withCheckedThrowingContinuation { continuation in
+                if apps[bundleId]?.process?.pid == pid, case .launching = apps[bundleId]?.state {
+                    apps[bundleId]?.launchWaiter = continuation
+                } else {
+                    continuation.resume(throwing: launchFailure(bundleId, "exited during launch"))
+                }
             }
         }
     }

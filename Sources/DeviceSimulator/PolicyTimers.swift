@@ -43,6 +43,8 @@ struct PolicyTimers {
         cancel(purpose)
         let generation = nextGeneration
         nextGeneration += 1
+        // Kept in `running` by purpose: replaced, cancel(_:) and cancelAll() (the device's shutdown)
+        // cancel it.
         let task = Task {
             await clock.pause(for: delay)
             guard !Task.isCancelled else { return }

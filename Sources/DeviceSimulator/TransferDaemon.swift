@@ -114,6 +114,7 @@ actor TransferDaemon {
             client: httpClient, timeline: timeline, control: control, rateLimited: rateLimited, seed: seed,
             connections: connections, retries: settings.background,
             dial: URL(string: params.url)?.authority.flatMap { routes[$0] }, report: report)
+        // Kept in `tasks` by its key: cancel(...) and the app's end cancel it, shutdown() awaits it.
         let task = Task {
             await download.run()
             self.finished(key)

@@ -35,11 +35,6 @@ struct FaultProxyCommand: AsyncParsableCommand {
         var logger = Logger(label: "harness")
         logger.logLevel = verbose ? .debug : .error
         let timeline = Timeline.served()
-        let printer = Task {
-            for await event in timeline.subscribe() {
-                if let line = EventFormatter.line(event) { say(line) }
-            }
-        }
         let proxy = FaultProxy(timeline: timeline, seed: seed ?? .random(in: 0...UInt64.max))
         if let config {
             guard let data = FileManager.default.contents(atPath: config) else {
@@ -55,19 +50,30 @@ struct FaultProxyCommand: AsyncParsableCommand {
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: api)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        let announce = Task {
-            if let bound = try? await api.listening() { say("fault proxy API on http://\(host):\(bound)") }
+        let failure: (any Error)? = await withTaskGroup(of: Void.self) { printing in
+            // Every event as a line, until the timeline finishes below (the group waits for it).
+            printing.addTask {
+                for await event in timeline.subscribe() {
+                    if let line = EventFormatter.line(event) { say(line) }
+                }
+            }
+            let failure: (any Error)? = await withTaskGroup(of: Void.self) { announcing in
+                // Where the API listens, once it does; cancelled when the group ends first.
+                announcing.addTask {
+                    if let bound = try? await api.listening() { say("fault proxy API on http://\(host):\(bound)") }
+                }
+                defer { announcing.cancelAll() }
+                do {
+                    try await group.run()
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            await proxy.shutdown()
+            timeline.finish()
+            return failure
         }
-        var failure: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            failure = error
-        }
-        announce.cancel()
-        await proxy.shutdown()
-        timeline.finish()
-        _ = await printer.result
         if let failure { fail("\(failure)", code: 2) }
     }
 }

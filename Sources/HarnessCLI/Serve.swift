@@ -111,17 +111,18 @@ struct Serve: AsyncParsableCommand {
         try file.write(to: url)
         say("services are up; endpoints written to \(url.path)")
         say(String(decoding: try file.json(), as: UTF8.self))
-        let replaying = pushes.map { schedule in
-            Task { await stack.replayPushes(schedule) { say($0) } }
-        }
         // The stack's ServiceGroup owns SIGINT and SIGTERM and stops every service, the device first.
-        var failure: (any Error)?
-        do {
-            try await stack.waitUntilStopped()
-        } catch {
-            failure = error
+        let failure: (any Error)? = await withTaskGroup(of: Void.self) { replaying in
+            // The recorded pushes, each at its time, until the services stop (cancelled then).
+            if let pushes { replaying.addTask { await stack.replayPushes(pushes) { say($0) } } }
+            defer { replaying.cancelAll() }
+            do {
+                try await stack.waitUntilStopped()
+                return nil
+            } catch {
+                return error
+            }
         }
-        replaying?.cancel()
         if let recorder {
             do {
                 try stack.closeCassette(

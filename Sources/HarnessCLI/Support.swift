@@ -51,6 +51,7 @@ final class InterruptSignals: Sendable {
 
     static func trap(handler: @escaping @Sendable () -> Void) async -> InterruptSignals {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        // Cancelled by cancel(), once the work it guards has ended.
         return InterruptSignals(
             watching: Task {
                 var received = 0
@@ -80,6 +81,7 @@ func runInterruptibly<Value: Sendable>(_ work: @escaping @Sendable () async -> V
         }
         task?.cancel()
     }
+    // Cancelled by the first signal, awaited below.
     let task = Task { await work() }
     if state.withLock({ state in
         state.task = task

@@ -18,6 +18,7 @@ struct BoundedTeardown: Service {
         let ended = Readiness<Void>()
         // The part runs on a task of its own: it keeps the group's graceful-shutdown signal (a task
         // local), and it can be left behind, which a child task cannot.
+        // Cancelled with this part's run and awaited at its end, unless it is stuck and left behind.
         let running = Task {
             defer { ended.succeed(()) }
             try await service.run()
@@ -26,6 +27,7 @@ struct BoundedTeardown: Service {
         let bound: @Sendable () -> Void = { [part, limit, timeline, whenStuck] in
             timer.withLock { timer in
                 guard timer == nil else { return }
+                // Cancelled when the part ends in time; awaited when it is left behind.
                 timer = Task {
                     do { try await Task.sleep(for: limit) } catch { return }
                     guard ended.value == nil else { return }
@@ -60,10 +62,12 @@ struct BoundedTeardown: Service {
     /// be taken back, only abandoned.
     static func finishes(_ work: @escaping @Sendable () async -> Void, within limit: Duration) async -> Bool {
         let finished = Readiness<Bool>()
+        // Cancelled once the answer is known.
         let timer = Task {
             do { try await Task.sleep(for: limit) } catch { return }
             finished.succeed(false)
         }
+        // Nobody's once the limit passes: a hung await cannot be taken back, only abandoned.
         Task {
             await work()
             finished.succeed(true)

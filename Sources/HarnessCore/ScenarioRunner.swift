@@ -54,124 +54,128 @@ public struct ScenarioRunner: Sendable {
     public func run(_ scenario: Scenario, output: @escaping @Sendable (String) -> Void) async -> RunResult {
         let started = ContinuousClock.now
         let timeline = Timeline()
-        let printer = Task {
-            for await event in timeline.subscribe() {
-                if let line = EventFormatter.line(event) { output(line) }
-            }
-        }
-        timeline.publish(.runStarted, source: "harness", ["scenario": scenario.name])
-        var outcome: RunOutcome
-        var explanation = ""
-        var verdict: ChainVerdict?
-        var stack: ServiceStack?
-        var backends: BackendGroup?
-        var backendPorts: [Int] = []
-        var services = scenario.overlay(on: configuration.services)
-        var redactor = Self.redactor(for: services)
-        var recorder: CassetteRecorder?
-        var timelineAtStart: Double?
-        var doors: [BackendDoor] = []
-        var seeds: [String: UInt64] = [:]
-        do {
-            try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
-            try await buildApps(for: scenario, output: output)
-            // A report folder used again starts from fresh state: a Parse database, device containers
-            // or credentials left by an earlier run would change this one.
-            let state = reportDirectory.appendingPathComponent("state")
-            if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
-            if let recordInto {
-                let opened = try CassetteRecorder(directory: recordInto, redactor: redactor)
-                timelineAtStart = max(timeline.elapsed - opened.elapsed / 1000, 0)
-                recorder = opened
-                services.recorder = recorder
-            }
-            // A replay's clock starts where the recording's did: recorded pushes are due by it.
-            let pushes = replaying.map {
-                PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now)
-            }
-            if let replaying { services.media.replay = MediaReplay(cassette: replaying, matching: matching) }
-            let services = try await ServiceStack.start(
-                services: services, stateDirectory: state, timeline: timeline, logger: logger)
-            stack = services
-            let keys = Self.keyMaterial(in: services.apns.configuration.credentialsDirectory)
-            redactor = Redactor(secrets: redactor.secrets + keys)
-            recorder?.redact(also: keys)
-            for rule in services.media.faultRules {
-                if let seed = rule.seed { seeds["media.faults[\(rule.id)]"] = seed }
-            }
-            let digests = FixtureDigests(root: services.media.configuration.root)
-            let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
-            let started = try await startBackends(
-                of: scenario, stack: services, state: state, timeline: timeline, recorder: recorder, output: output,
-                ports: &backendPorts)
-            backends = started.group
-            doors = started.doors
-            (outcome, verdict, explanation) = try await services.whileRunning {
-                try await watching(started.group, doors: started.doors) {
-                    try await drive(scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
+        return await withTaskGroup(of: Void.self, returning: RunResult.self) { printing in
+            // Every event as a line, until the timeline finishes at the end of the run (awaited there).
+            printing.addTask {
+                for await event in timeline.subscribe() {
+                    if let line = EventFormatter.line(event) { output(line) }
                 }
             }
-        } catch is CancellationError {
-            outcome = .interrupted
-        } catch let error as PortInUse {
-            outcome = .setupError(await error.inHarnessYAML())
-        } catch let error as ConfigurationError {
-            outcome = .setupError(error.description)
-        } catch let error as CassetteError {
-            outcome = .setupError(error.description)
-        } catch let error as BackendPlanError {
-            outcome = .setupError(error.description)
-        } catch let error as BackendGroup.Failure {
-            outcome = Task.isCancelled ? .interrupted : .failed(error.description)
-            explanation = error.description
-        } catch let error as StepFailure {
-            outcome = Task.isCancelled ? .interrupted : .failed(error.message)
-            explanation = error.message
-        } catch {
-            outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
-        }
-        // Teardown must finish even when the run was cancelled: the backends first, then the services.
-        if let backends { await uncancelled { await backends.stop() } }
-        for door in doors { await door.close() }
-        if let stack { await uncancelled { await stack.stop() } }
-        // Only now: an app still running until the services stopped could reach another run's backend.
-        FreePorts.shared.release(backendPorts)
-        // A matrix cell's failure the scenario expects is no surprise.
-        outcome = scenario.judged(outcome)
-        timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
-        timeline.finish()
-        await printer.value
-        if explanation.isEmpty, case .failed(let message) = outcome { explanation = message }
-        var result = RunResult(
-            scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
-            duration: started.duration(to: .now), explanation: explanation)
-        result.cell = scenario.cell
-        if let recorder {
+            timeline.publish(.runStarted, source: "harness", ["scenario": scenario.name])
+            var outcome: RunOutcome
+            var explanation = ""
+            var verdict: ChainVerdict?
+            var stack: ServiceStack?
+            var backends: BackendGroup?
+            var backendPorts: [Int] = []
+            var services = scenario.overlay(on: configuration.services)
+            var redactor = Self.redactor(for: services)
+            var recorder: CassetteRecorder?
+            var timelineAtStart: Double?
+            var doors: [BackendDoor] = []
+            var seeds: [String: UInt64] = [:]
             do {
-                try closeCassette(
-                    recorder, scenario: scenario, outcome: outcome, events: timeline.events, seeds: seeds,
-                    redactor: redactor, timelineAtStart: timelineAtStart)
-                if keeping.keeps(outcome) {
-                    result.cassette = recorder.directory
-                    output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
-                } else {
-                    await discard(recorder.directory, after: outcome, output: output)
+                try FileManager.default.createDirectory(at: reportDirectory, withIntermediateDirectories: true)
+                try await buildApps(for: scenario, output: output)
+                // A report folder used again starts from fresh state: a Parse database, device containers
+                // or credentials left by an earlier run would change this one.
+                let state = reportDirectory.appendingPathComponent("state")
+                if FileManager.default.fileExists(atPath: state.path) { try FileManager.default.removeItem(at: state) }
+                if let recordInto {
+                    let opened = try CassetteRecorder(directory: recordInto, redactor: redactor)
+                    timelineAtStart = max(timeline.elapsed - opened.elapsed / 1000, 0)
+                    recorder = opened
+                    services.recorder = recorder
                 }
+                // A replay's clock starts where the recording's did: recorded pushes are due by it.
+                let pushes = replaying.map {
+                    PushSchedule(RecordedPushes(entries: $0.har.log.entries), startingAt: .now)
+                }
+                if let replaying { services.media.replay = MediaReplay(cassette: replaying, matching: matching) }
+                let services = try await ServiceStack.start(
+                    services: services, stateDirectory: state, timeline: timeline, logger: logger)
+                stack = services
+                let keys = Self.keyMaterial(in: services.apns.configuration.credentialsDirectory)
+                redactor = Redactor(secrets: redactor.secrets + keys)
+                recorder?.redact(also: keys)
+                for rule in services.media.faultRules {
+                    if let seed = rule.seed { seeds["media.faults[\(rule.id)]"] = seed }
+                }
+                let digests = FixtureDigests(root: services.media.configuration.root)
+                let digest: @Sendable (String) -> String? = { digests.sha256(of: $0) }
+                let started = try await startBackends(
+                    of: scenario, stack: services, state: state, timeline: timeline, recorder: recorder, output: output,
+                    ports: &backendPorts)
+                backends = started.group
+                doors = started.doors
+                (outcome, verdict, explanation) = try await services.whileRunning {
+                    try await watching(started.group, doors: started.doors) {
+                        try await drive(
+                            scenario, services: services, timeline: timeline, digest: digest, pushes: pushes)
+                    }
+                }
+            } catch is CancellationError {
+                outcome = .interrupted
+            } catch let error as PortInUse {
+                outcome = .setupError(await error.inHarnessYAML())
+            } catch let error as ConfigurationError {
+                outcome = .setupError(error.description)
+            } catch let error as CassetteError {
+                outcome = .setupError(error.description)
+            } catch let error as BackendPlanError {
+                outcome = .setupError(error.description)
+            } catch let error as BackendGroup.Failure {
+                outcome = Task.isCancelled ? .interrupted : .failed(error.description)
+                explanation = error.description
+            } catch let error as StepFailure {
+                outcome = Task.isCancelled ? .interrupted : .failed(error.message)
+                explanation = error.message
             } catch {
-                output("could not finish the cassette: \(error)")
-                result.outcome = .setupError("\(error)")
+                outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
             }
+            // Teardown must finish even when the run was cancelled: the backends first, then the services.
+            if let backends { await uncancelled { await backends.stop() } }
+            for door in doors { await door.close() }
+            if let stack { await uncancelled { await stack.stop() } }
+            // Only now: an app still running until the services stopped could reach another run's backend.
+            FreePorts.shared.release(backendPorts)
+            // A matrix cell's failure the scenario expects is no surprise.
+            outcome = scenario.judged(outcome)
+            timeline.publish(.runFinished, source: "harness", ["scenario": scenario.name, "outcome": outcome.label])
+            timeline.finish()
+            await printing.waitForAll()
+            if explanation.isEmpty, case .failed(let message) = outcome { explanation = message }
+            var result = RunResult(
+                scenario: scenario.name, outcome: outcome, verdict: verdict, reportDirectory: reportDirectory,
+                duration: started.duration(to: .now), explanation: explanation)
+            result.cell = scenario.cell
+            if let recorder {
+                do {
+                    try closeCassette(
+                        recorder, scenario: scenario, outcome: outcome, events: timeline.events, seeds: seeds,
+                        redactor: redactor, timelineAtStart: timelineAtStart)
+                    if keeping.keeps(outcome) {
+                        result.cassette = recorder.directory
+                        output("cassette: \(recorder.directory.path)\(outcome == .interrupted ? " (interrupted)" : "")")
+                    } else {
+                        await discard(recorder.directory, after: outcome, output: output)
+                    }
+                } catch {
+                    output("could not finish the cassette: \(error)")
+                    result.outcome = .setupError("\(error)")
+                }
+            }
+            if let replaying { judgeReplay(of: replaying, into: &result, events: timeline.events, output: output) }
+            if let verdict { output(VerdictFormatter.chain(verdict)) }
+            for line in VerdictFormatter.warnings(events: timeline.events) { output(line) }
+            if !explanation.isEmpty, outcome != .passed { output(explanation) }
+            do {
+                try RunReport.write(result, events: timeline.events)
+            } catch {
+                output("could not write the report into \(reportDirectory.path): \(error)")
+            }
+            return result
         }
-        if let replaying { judgeReplay(of: replaying, into: &result, events: timeline.events, output: output) }
-        if let verdict { output(VerdictFormatter.chain(verdict)) }
-        for line in VerdictFormatter.warnings(events: timeline.events) { output(line) }
-        if !explanation.isEmpty, outcome != .passed { output(explanation) }
-        do {
-            try RunReport.write(result, events: timeline.events)
-        } catch {
-            output("could not write the report into \(reportDirectory.path): \(error)")
-        }
-        return result
     }
 
     /// Runs the steps, then waits for the chain to complete, a forbidden event, or the deadline.

@@ -125,6 +125,8 @@ public final class ServiceStack: Sendable {
                     },
                 gracefulShutdownSignals: gracefulShutdownSignals, logger: logger))
         let stopped = Readiness<Void>()
+        // The stack's own (issue 34 has the command run the group itself): stop() shuts the group down
+        // and awaits this.
         let running = Task {
             do {
                 try await group.run()

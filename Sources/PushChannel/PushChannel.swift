@@ -16,8 +16,8 @@ public final class PushChannel: PushRegistry, Sendable {
     private struct Registration {
         var token: String
         var arrivals: AsyncStream<Arrival>.Continuation
-        var intake: Task<Void, Never>
-        var delivery: Task<Void, Never>
+        /// Its intake and its delivery, as two children of one task; ``close()`` cancels and awaits it.
+        var work: Task<Void, Never>
     }
 
     /// The `apns-device` link as it stands, the rule that decides each push's fate on it, and whether
@@ -70,7 +70,8 @@ public final class PushChannel: PushRegistry, Sendable {
             }
             arrival.yield((push, fate, .now))
         }
-        let intake = Task { [timeline] in
+        let timeline = timeline
+        let intake: @Sendable () async -> Void = {
             var lastDue = ContinuousClock.now
             await withDiscardingTaskGroup { reordered in
                 for await (push, fate, now) in arrivals {
@@ -99,7 +100,7 @@ public final class PushChannel: PushRegistry, Sendable {
         }
         let recorder = recorder
         let connection = recorder?.connectionID()
-        let delivery = Task {
+        let delivery: @Sendable () async -> Void = {
             for await (push, due) in releases {
                 if due > .now, (try? await Task.sleep(until: due, clock: .continuous)) == nil { break }
                 let recording = recorder.map { Self.record(push, token: token, connection: connection, into: $0) }
@@ -108,11 +109,17 @@ public final class PushChannel: PushRegistry, Sendable {
                 recording?.finish()
             }
         }
+        let work = Task {
+            await withDiscardingTaskGroup { both in
+                both.addTask { await intake() }
+                both.addTask { await delivery() }
+            }
+        }
         // Registered while no change of reachability is under way, so that a later change sees this
         // token and an earlier one has already set the state it starts from.
         reachabilityUpdates.withLock { _ in
             registrations.withLock {
-                $0.append(Registration(token: token, arrivals: arrival, intake: intake, delivery: delivery))
+                $0.append(Registration(token: token, arrivals: arrival, work: work))
             }
             if !link.withLock({ $0.online }) { endpoint.setOnline(token, false) }
         }
@@ -163,13 +170,9 @@ public final class PushChannel: PushRegistry, Sendable {
         }
         for registration in all {
             registration.arrivals.finish()
-            registration.intake.cancel()
-            registration.delivery.cancel()
+            registration.work.cancel()
         }
-        for registration in all {
-            await registration.intake.value
-            await registration.delivery.value
-        }
+        for registration in all { await registration.work.value }
     }
 
     /// What the link did to `push`, on the timeline (a delivered push `late` that long); nothing when it
