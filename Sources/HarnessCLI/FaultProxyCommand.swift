@@ -63,12 +63,7 @@ struct FaultProxyCommand: AsyncParsableCommand {
                     if let bound = try? await api.listening() { say("fault proxy API on http://\(host):\(bound)") }
                 }
                 defer { announcing.cancelAll() }
-                do {
-                    try await group.run()
-                    return nil
-                } catch {
-                    return error
-                }
+                return await thrownError { try await group.run() }
             }
             await proxy.shutdown()
             timeline.finish()

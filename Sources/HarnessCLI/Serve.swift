@@ -116,12 +116,7 @@ struct Serve: AsyncParsableCommand {
             // The recorded pushes, each at its time, until the services stop (cancelled then).
             if let pushes { replaying.addTask { await stack.replayPushes(pushes) { say($0) } } }
             defer { replaying.cancelAll() }
-            do {
-                try await stack.waitUntilStopped()
-                return nil
-            } catch {
-                return error
-            }
+            return await thrownError { try await stack.waitUntilStopped() }
         }
         if let recorder {
             do {

@@ -71,6 +71,16 @@ final class InterruptSignals: Sendable {
     func cancel() { watching.cancel() }
 }
 
+/// What `body` threw, or nil: for a command that tidies up before it reports the failure.
+func thrownError(by body: () async throws -> Void) async -> (any Error)? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
 /// Runs `work` on a task that the first SIGINT or SIGTERM cancels (``InterruptSignals``).
 func runInterruptibly<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) async -> Value {
     let state = LockedState<(task: Task<Value, Never>?, interrupted: Bool)>((nil, false))
