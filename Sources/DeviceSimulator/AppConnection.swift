@@ -49,7 +49,7 @@ final class AppConnection: Sendable {
             group.addTask { try await self.awaitAnswer(id: id, sending: message) }
             group.addTask {
                 try await Task.sleep(for: timeout)
-                throw DeviceError("the app did not answer \(method) within \(timeout)")
+                throw DeviceError.noAnswer(method: method, within: timeout)
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -65,7 +65,7 @@ final class AppConnection: Sendable {
                     return true
                 }
                 guard registered else {
-                    continuation.resume(throwing: DeviceError("the app is not connected"))
+                    continuation.resume(throwing: DeviceError.notConnected(disconnected: false))
                     return
                 }
                 send(message)
@@ -94,7 +94,7 @@ final class AppConnection: Sendable {
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
         }
-        for continuation in waiting { continuation.resume(throwing: DeviceError("the app disconnected")) }
+        for continuation in waiting { continuation.resume(throwing: DeviceError.notConnected(disconnected: true)) }
         outbox.finish()
     }
 }

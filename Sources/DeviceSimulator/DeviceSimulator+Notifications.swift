@@ -133,7 +133,7 @@ extension DeviceSimulator {
         try requireUnlocked("tap a notification of \(bundleId)")
         let record = try record(bundleId)
         guard let notification = notifications.tapNewest(of: bundleId) else {
-            throw DeviceError("\(bundleId) has no notification in Notification Center to tap")
+            throw DeviceError.noNotification(bundleId: bundleId)
         }
         publish(
             .notificationTapped,
@@ -158,7 +158,7 @@ extension DeviceSimulator {
         try requireUnlocked("tap \(button) in \(bundleId)")
         let record = try record(bundleId)
         guard record.state.isForeground, let connection = record.connection else {
-            throw DeviceError("\(bundleId) is not on screen (\(record.state)): its buttons cannot be tapped")
+            throw DeviceError.notOnScreen(bundleId: bundleId, state: "\(record.state)", typing: false)
         }
         publish("device.ui.tapped", ["bundleId": bundleId, "button": button])
         connection.notify(DeviceMethod.uiTap, UITapParams(button: button))
@@ -169,7 +169,7 @@ extension DeviceSimulator {
         try requireUnlocked("type into \(field) in \(bundleId)")
         let record = try record(bundleId)
         guard record.state.isForeground, let connection = record.connection else {
-            throw DeviceError("\(bundleId) is not on screen (\(record.state)): nothing can be typed into it")
+            throw DeviceError.notOnScreen(bundleId: bundleId, state: "\(record.state)", typing: true)
         }
         publish("device.ui.typed", ["bundleId": bundleId, "field": field, "text": text])
         connection.notify(DeviceMethod.uiType, UITypeParams(field: field, text: text))

@@ -12,7 +12,7 @@ extension DeviceSimulator {
     }
 
     func requireUnlocked(_ action: String) throws {
-        guard !locked else { throw DeviceError("the device is locked: unlock it before you \(action)") }
+        guard !locked else { throw DeviceError.locked(action: action) }
     }
 
     /// The side button: the app on screen resigns active, enters the background and is suspended a
@@ -59,7 +59,7 @@ extension DeviceSimulator {
 
     func launch(_ bundleId: String, reason: LaunchReason) async throws {
         // What shutdown kills is what ran when it began: nothing starts after that.
-        guard !shuttingDown else { throw DeviceError("\(bundleId) is not launched: the device is shutting down") }
+        guard !shuttingDown else { throw DeviceError.shuttingDown(bundleId: bundleId) }
         try check(bundleId, .launch(reason))
         var record = try record(bundleId)
         var environment = ProcessInfo.processInfo.environment
@@ -80,7 +80,7 @@ extension DeviceSimulator {
             )
         } catch {
             // A launch step fails with the device's error, in the process's words.
-            throw DeviceError(error.description)
+            throw DeviceError.cannotStart(bundleId: bundleId, error)
         }
         let pid = process.pid
         record.process = process
@@ -135,11 +135,7 @@ extension DeviceSimulator {
     }
 
     func launchFailure(_ bundleId: String, _ what: String) -> DeviceError {
-        let lines = apps[bundleId]?.process?.lastOutputLines ?? []
-        let output =
-            lines.isEmpty
-            ? " (it printed nothing)" : "; its last output:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
-        return DeviceError("the app \(bundleId) \(what)\(output)")
+        .launchFailed(bundleId: bundleId, what: what, output: apps[bundleId]?.process?.lastOutputLines ?? [])
     }
 
     /// The Home button: the app moves to the background and is suspended a moment later, unless it
@@ -224,7 +220,7 @@ extension DeviceSimulator {
 
     func terminate(_ bundleId: String, cause: NotRunningCause) async throws {
         try check(bundleId, .terminate(cause))
-        guard try record(bundleId).process != nil else { throw DeviceError("\(bundleId) has no process to end") }
+        guard try record(bundleId).process != nil else { throw DeviceError.noProcess(bundleId: bundleId) }
         await withCheckedContinuation { exited in
             apps[bundleId]?.exitWaiters.append(exited)
             kill(bundleId, cause: cause)

@@ -84,7 +84,7 @@ public actor DeviceSimulator {
 
     /// Accepts app connections until cancelled; then kills every app and stops the transfer daemon.
     public func serve() async throws {
-        guard let listener else { throw DeviceError("the device socket is not bound") }
+        guard let listener else { throw DeviceError.socketNotBound }
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
                 try? await listener.executeThenClose { inbound in
@@ -128,7 +128,7 @@ public actor DeviceSimulator {
     /// it accepts; back online, it delivers what it kept.
     public func setNetwork(_ network: String) async throws {
         guard ["wifi", "cellular", "offline"].contains(network) else {
-            throw DeviceError("network must be wifi, cellular or offline, not '\(network)'")
+            throw DeviceError.unknownNetwork(network)
         }
         let wasReachable = self.network != "offline"
         self.network = network
@@ -187,7 +187,7 @@ public actor DeviceSimulator {
     func check(_ bundleId: String, _ event: LifecycleEvent) throws {
         let record = try record(bundleId)
         if case .failure(let error) = AppLifecycle.next(record.state, on: event) {
-            throw DeviceError("\(bundleId): \(error)")
+            throw DeviceError.notAllowed(bundleId: bundleId, error)
         }
     }
 
@@ -225,7 +225,7 @@ public actor DeviceSimulator {
     }
 
     func record(_ bundleId: String) throws -> AppRecord {
-        guard let record = apps[bundleId] else { throw DeviceError("no app '\(bundleId)' is installed") }
+        guard let record = apps[bundleId] else { throw DeviceError.notInstalled(bundleId) }
         return record
     }
 }

@@ -156,7 +156,7 @@ public final class ControlAPI: Sendable {
                     bundleId: body.bundleId, environments: environments,
                     passphrase: body.p12Passphrase ?? PushCertificateIssuer.defaultPassphrase)
             } catch let refusal as CertificateRequestError {
-                throw HTTPError(.badRequest, message: refusal.message)
+                throw HTTPError(.badRequest, message: refusal.description)
             }
             return EditedResponse(
                 status: .created,

@@ -25,8 +25,29 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// The session failed (`mem_recv` or `mem_send`), or the connection is ended for a connection error
     /// (a header list over the limit, too many streams, or one nghttp2 found).
-    struct SessionError: Error, CustomStringConvertible {
-        var description: String
+    enum SessionError: Error, CustomStringConvertible {
+        /// nghttp2 refused what it read or was to send (its error code's words).
+        case nghttp2(String)
+        /// nghttp2 could not make a session.
+        case noSession
+        /// An answer for a stream nghttp2 has closed (reset, or timed out before a delayed answer).
+        case streamClosed(Int32)
+        /// An answer that could not be submitted.
+        case notSubmitted(String)
+        /// The connection ended for a connection error found in a callback.
+        case connectionEnded(String)
+        /// nghttp2 sent GOAWAY with an error (its name, and the last error nghttp2 gave, if any).
+        case goaway(String, lastError: String?)
+
+        var description: String {
+            switch self {
+            case .nghttp2(let words): "HTTP/2: \(words)"
+            case .noSession: "nghttp2 could not make a session"
+            case .streamClosed(let stream): "stream \(stream) is closed"
+            case .notSubmitted(let why), .connectionEnded(let why): why
+            case .goaway(let name, let lastError): "HTTP/2 \(name)" + (lastError.map { ": \($0)" } ?? "")
+            }
+        }
     }
 
     private var session: OpaquePointer?
@@ -91,7 +112,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         inSession = false
         if read < 0 {
-            fail(SessionError(description: "HTTP/2: \(String(cString: nghttp2_strerror(Int32(read))))"), context)
+            fail(SessionError.nghttp2(String(cString: nghttp2_strerror(Int32(read)))), context)
             return
         }
         deliver(context)
@@ -113,13 +134,13 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         // A stream nghttp2 has closed (reset, or timed out before a delayed answer) takes nothing more.
         if let stream = part.stream, nghttp2_session_find_stream(session, stream) == nil {
-            promise?.fail(SessionError(description: "stream \(stream) is closed"))
+            promise?.fail(SessionError.streamClosed(stream))
             return
         }
         do {
             if let limit = try outbound.submit(part, to: session) { streams.sent(limit) }
         } catch {
-            promise?.fail(SessionError(description: error.description))
+            promise?.fail(SessionError.notSubmitted(error.description))
             return
         }
         if let promise { promises.append(promise) }
@@ -155,7 +176,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             nghttp2_session_server_new2(&created, callbacks, Unmanaged.passUnretained(self).toOpaque(), option) == 0,
             let created
         else {
-            context.fireErrorCaught(SessionError(description: "nghttp2 could not make a session"))
+            context.fireErrorCaught(SessionError.noSession)
             return
         }
         session = created
@@ -218,7 +239,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
         // What was delivered may have ended the session.
         guard let current = self.session else { return }
         if let failure {
-            fail(SessionError(description: "HTTP/2: \(String(cString: nghttp2_strerror(Int32(failure))))"), context)
+            fail(SessionError.nghttp2(String(cString: nghttp2_strerror(Int32(failure)))), context)
             return
         }
         endIfDone(current, context, written: written)
@@ -277,7 +298,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// Ends the connection with GOAWAY `PROTOCOL_ERROR` from inside a callback: nghttp2 stops reading.
     private func endConnection(_ why: String, lastStream: Int32) {
-        if connectionError == nil { connectionError = SessionError(description: why) }
+        if connectionError == nil { connectionError = SessionError.connectionEnded(why) }
         if let session { nghttp2_session_terminate_session2(session, lastStream, NGHTTP2_PROTOCOL_ERROR.rawValue) }
     }
 
@@ -349,7 +370,7 @@ final class NGHTTP2ServerHandler: ChannelDuplexHandler, RemovableChannelHandler 
             connectionError == nil
         else { return }
         let name = String(cString: nghttp2_http2_strerror(frame.pointee.goaway.error_code))
-        connectionError = SessionError(description: "HTTP/2 \(name)" + (lastError.map { ": \($0)" } ?? ""))
+        connectionError = SessionError.goaway(name, lastError: lastError)
     }
 
     func errorReported(_ message: String) {

@@ -45,9 +45,9 @@ public struct PushCertificateIssuer: Sendable {
     public func issue(bundleId: String, environments: Set<String>, passphrase: String = defaultPassphrase) throws
         -> Issued
     {
-        if let problem = Self.problem(bundleId: bundleId) { throw CertificateRequestError(message: problem) }
+        if let problem = Self.problem(bundleId: bundleId) { throw CertificateRequestError.badBundleId(problem) }
         guard passphrase.utf16.count <= 256 else {
-            throw CertificateRequestError(message: "p12Passphrase must be at most 256 characters")
+            throw CertificateRequestError.passphraseTooLong
         }
         let der = try authority.issuePushCertificateDER(bundleId: bundleId, environments: environments)
         let certificate = try Certificate(derEncoded: der.certificateDER).serializeAsPEM().pemString
@@ -71,8 +71,17 @@ public struct PushCertificateIssuer: Sendable {
     }
 }
 
-/// A certificate request that cannot be issued, in words.
-public struct CertificateRequestError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+/// A certificate request that cannot be issued.
+public enum CertificateRequestError: Error, Equatable, CustomStringConvertible {
+    /// The bundle id is not one: what is wrong with it.
+    case badBundleId(String)
+    /// `p12Passphrase` is longer than 256 characters.
+    case passphraseTooLong
+
+    public var description: String {
+        switch self {
+        case .badBundleId(let problem): problem
+        case .passphraseTooLong: "p12Passphrase must be at most 256 characters"
+        }
+    }
 }

@@ -56,12 +56,12 @@ final class APNsProvider: Sendable {
         self.configuration = configuration
         guard let url = URL(string: configuration.url), url.scheme == "https", let host = url.host(), !host.isEmpty
         else {
-            throw ParseConfigurationError("the APNs URL \(configuration.url) is not https://host[:port]")
+            throw ParseConfigurationError.apnsURLNotHTTPS(configuration.url)
         }
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         port = url.port ?? 443
         guard (1...65_535).contains(port) else {
-            throw ParseConfigurationError("the APNs URL \(configuration.url) has no usable port")
+            throw ParseConfigurationError.apnsURLPortUnusable(configuration.url)
         }
         authority = port == 443 ? host : "\(host):\(port)"
         serverHostname = (try? SocketAddress(ipAddress: self.host, port: 0)) == nil ? self.host : nil
@@ -69,14 +69,12 @@ final class APNsProvider: Sendable {
         do {
             pem = try String(contentsOfFile: configuration.keyFile, encoding: .utf8)
         } catch {
-            throw ParseConfigurationError(
-                "cannot read the APNs key file \(configuration.keyFile): \(error.localizedDescription)")
+            throw ParseConfigurationError.keyFileUnreadable(configuration.keyFile, error: error.localizedDescription)
         }
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: pem)
         } catch {
-            throw ParseConfigurationError(
-                "the APNs key file \(configuration.keyFile) is not a PKCS#8 P-256 key (.p8): \(error)")
+            throw ParseConfigurationError.keyFileNotP256(configuration.keyFile, error: "\(error)")
         }
         var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         tlsConfiguration.applicationProtocols = ["h2"]
@@ -84,8 +82,7 @@ final class APNsProvider: Sendable {
         do {
             tls = try NIOSSLContext(configuration: tlsConfiguration)
         } catch {
-            throw ParseConfigurationError(
-                "cannot set up TLS for APNs (CA file \(configuration.caFile ?? "none")): \(error)")
+            throw ParseConfigurationError.tlsUnusable(caFile: configuration.caFile, error: "\(error)")
         }
     }
 
@@ -291,7 +288,28 @@ private final class LockedToken: @unchecked Sendable {
 }
 
 /// FakeParse cannot start as configured.
-public struct ParseConfigurationError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
+public enum ParseConfigurationError: Error, Equatable, CustomStringConvertible {
+    /// `apns.url` is not `https://host[:port]`.
+    case apnsURLNotHTTPS(String)
+    /// `apns.url`'s port is not 1 to 65535.
+    case apnsURLPortUnusable(String)
+    /// The `.p8` key file cannot be read.
+    case keyFileUnreadable(String, error: String)
+    /// The key file holds no PKCS#8 P-256 key.
+    case keyFileNotP256(String, error: String)
+    /// TLS towards APNs cannot be set up (the CA file, when one is given).
+    case tlsUnusable(caFile: String?, error: String)
+    /// The SQLite database cannot be opened.
+    case databaseUnusable(String, error: String)
+
+    public var description: String {
+        switch self {
+        case .apnsURLNotHTTPS(let url): "the APNs URL \(url) is not https://host[:port]"
+        case .apnsURLPortUnusable(let url): "the APNs URL \(url) has no usable port"
+        case .keyFileUnreadable(let file, let error): "cannot read the APNs key file \(file): \(error)"
+        case .keyFileNotP256(let file, let error): "the APNs key file \(file) is not a PKCS#8 P-256 key (.p8): \(error)"
+        case .tlsUnusable(let caFile, let error): "cannot set up TLS for APNs (CA file \(caFile ?? "none")): \(error)"
+        case .databaseUnusable(let path, let error): "cannot open the Parse database \(path): \(error)"
+        }
+    }
 }

@@ -28,7 +28,7 @@ public final class FakeParseServer: Service, Sendable {
         do {
             store = try ParseStore(path: configuration.databasePath)
         } catch {
-            throw ParseConfigurationError("cannot open the Parse database \(configuration.databasePath): \(error)")
+            throw ParseConfigurationError.databaseUnusable(configuration.databasePath, error: "\(error)")
         }
         let provider = try APNsProvider(configuration: configuration.apns)
         let pushes = PushSender(

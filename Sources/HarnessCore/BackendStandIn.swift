@@ -117,7 +117,7 @@ final class BackendStandIn: Sendable {
     private func read(_ index: Int) async throws -> Data {
         let size = cassette.har.log.entries[index].response.bodySize
         guard size <= BackendDoor.largestAnswer else {
-            throw StandInError(problem: "it is \(size) bytes, more than a door answers")
+            throw StandInError.bodyTooLarge(size)
         }
         let cassette = cassette
         return try await NIOThreadPool.singleton.runIfActive {
@@ -130,7 +130,7 @@ final class BackendStandIn: Sendable {
             try data.withUnsafeMutableBytes { buffer in
                 while done < file.size {
                     let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: done)
-                    guard read > 0 else { throw StandInError(problem: "its file ended after \(done) bytes") }
+                    guard read > 0 else { throw StandInError.bodyFileShort(after: done) }
                     done += read
                 }
             }
@@ -149,14 +149,14 @@ final class BackendStandIn: Sendable {
             case .legacyNotification(let index):
                 let frame = try LegacyFrame(entry: entries[index], replacing: replacements)
                 guard let port = stack.apns.legacyPort else {
-                    throw StandInError(problem: "the legacy gateway is not listening (services.apns.legacyPort)")
+                    throw StandInError.notListening(.legacyGateway)
                 }
                 let topic = topic(of: frame.token, replacements: replacements)
                 try await exchange(port: port, topic: topic, sending: frame.bytes)
                 output("stand-in for backend \(name): sent entry \(index) again through the legacy gateway")
             case .feedbackRead(let topic):
                 guard let port = stack.apns.feedbackPort else {
-                    throw StandInError(problem: "the feedback service is not listening (services.apns.feedbackPort)")
+                    throw StandInError.notListening(.feedbackService)
                 }
                 try await exchange(port: port, topic: topic, sending: [])
             case .parsePush(let index):
@@ -296,9 +296,27 @@ final class BackendStandIn: Sendable {
 }
 
 /// Why a stand-in could not do something a recorded backend did.
-struct StandInError: Error, CustomStringConvertible {
-    var problem: String
-    var description: String { problem }
+enum StandInError: Error, Equatable, CustomStringConvertible {
+    /// What the APNs side lacks for a recorded legacy exchange.
+    enum Service: Equatable {
+        case legacyGateway, feedbackService
+    }
+
+    /// A recorded body larger than a door answers.
+    case bodyTooLarge(Int)
+    /// A recorded body's file ended before its recorded size.
+    case bodyFileShort(after: Int)
+    /// The legacy gateway or the feedback service is not listening.
+    case notListening(Service)
+
+    var description: String {
+        switch self {
+        case .bodyTooLarge(let size): "it is \(size) bytes, more than a door answers"
+        case .bodyFileShort(let done): "its file ended after \(done) bytes"
+        case .notListening(.legacyGateway): "the legacy gateway is not listening (services.apns.legacyPort)"
+        case .notListening(.feedbackService): "the feedback service is not listening (services.apns.feedbackPort)"
+        }
+    }
 }
 
 /// Says when a connection's TLS handshake is done and when the connection has ended.

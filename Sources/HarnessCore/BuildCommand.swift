@@ -17,7 +17,7 @@ enum BuildCommand {
                 exited.continuation.finish()
             }
         } catch {
-            throw StepFailure(message: "the build command '\(command.joined(separator: " "))' cannot start: \(error)")
+            throw StepFailure.buildCannotStart(command: command, error: "\(error)")
         }
         let status = await withTaskCancellationHandler {
             await exited.stream.first { _ in true } ?? -1
@@ -26,8 +26,7 @@ enum BuildCommand {
         }
         try Task.checkCancellation()
         guard status == 0 else {
-            throw StepFailure(
-                message: "the build command '\(command.joined(separator: " "))' failed with status \(status)")
+            throw StepFailure.buildFailed(command: command, status: Int(status))
         }
     }
 }

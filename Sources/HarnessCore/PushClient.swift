@@ -21,11 +21,10 @@ enum PushClient {
             response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
             answer = try await response.body.collect(upTo: 1 << 20)
         } catch {
-            throw StepFailure(message: "cannot reach Parse at \(services.routes.backendParse)/push: \(error)")
+            throw StepFailure.parseUnreachable(url: "\(services.routes.backendParse)", error: "\(error)")
         }
         guard response.status.code == 200 else {
-            throw StepFailure(
-                message: "Parse refused the push: \(response.status.code) \(String(buffer: answer))")
+            throw StepFailure.parseRefused(status: response.status.code, body: String(buffer: answer))
         }
     }
 }

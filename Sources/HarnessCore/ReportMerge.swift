@@ -39,12 +39,11 @@ public enum ReportMerge {
         }
         let commits = groups(\.commit)
         guard commits.count == 1 else {
-            return .failure(MergeError("the reports come from different commits: \(listed(commits))"))
+            return .failure(.differentCommits(listed(commits)))
         }
         let digests = groups(\.harnessYmlSha256)
         guard digests.count == 1 else {
-            return .failure(
-                MergeError("the reports come from different harness.yml contents (SHA-256): \(listed(digests))"))
+            return .failure(.differentHarnessYml(listed(digests)))
         }
         var results: [(summary: RunReport.Summary, folder: String)] = []
         for shard in shards {
@@ -52,16 +51,10 @@ public enum ReportMerge {
                 // A scenario's name is its report folder's: one name inside the folder, never a path.
                 let name = summary.scenario
                 guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
-                    return .failure(
-                        MergeError(
-                            "\(shard.folder)/summary.json: '\(name.prefix(80))' is not a scenario's name (a report "
-                                + "folder's name inside \(shard.folder))"))
+                    return .failure(.notAScenarioName(String(name.prefix(80)), in: shard.folder))
                 }
                 if let other = results.first(where: { $0.summary.scenario == summary.scenario }) {
-                    return .failure(
-                        MergeError(
-                            "'\(summary.scenario)' is in both \(other.folder) and \(shard.folder): a scenario "
-                                + "or cell belongs to one shard"))
+                    return .failure(.inTwoShards(summary.scenario, other.folder, shard.folder))
                 }
                 results.append((summary, shard.folder))
             }
@@ -95,13 +88,13 @@ public enum ReportMerge {
     /// - Throws: ``MergeError`` naming the folder or file that cannot be used; `output` is left as it
     ///   was when the folders are refused.
     public static func merge(_ folders: [String], into output: String) throws -> (count: Int, notes: [String]) {
-        guard !folders.isEmpty else { throw MergeError("name the report folders to join") }
+        guard !folders.isEmpty else { throw MergeError.noFolders }
         let manager = FileManager.default
         var shards: [Shard] = []
         for folder in folders {
             let file = URL(fileURLWithPath: folder).appendingPathComponent("summary.json")
             guard let handle = FileHandle(forReadingAtPath: file.path) else {
-                throw MergeError("\(file.path): cannot be read: \(folder) is not the report folder of a batch")
+                throw MergeError.notABatchFolder(folder, summary: file.path)
             }
             // Closing a file that was only read loses nothing: a failure to close is no failure to read.
             defer { try? handle.close() }
@@ -109,19 +102,19 @@ public enum ReportMerge {
             do {
                 data = try handle.read(upToCount: largestSummary + 1) ?? Data()
             } catch {
-                throw MergeError("\(file.path): cannot be read (\(error.localizedDescription))")
+                throw MergeError.unreadable(file.path, error: error.localizedDescription)
             }
-            guard data.count <= largestSummary else { throw MergeError("\(file.path): is over 64 MiB") }
+            guard data.count <= largestSummary else { throw MergeError.tooLarge(file.path) }
             do {
                 shards.append(Shard(folder: folder, summary: try JSONDecoder().decode(BatchSummary.self, from: data)))
             } catch {
-                throw MergeError("\(file.path): is not a batch's summary.json (\(error))")
+                throw MergeError.notASummary(file.path, error: "\(error)")
             }
         }
         let plan = try plan(shards).get()
         let target = URL(fileURLWithPath: output).standardizedFileURL
         if let present = try? manager.contentsOfDirectory(atPath: target.path), !present.isEmpty {
-            throw MergeError("\(output): is not empty; join the reports into a new folder")
+            throw MergeError.outputNotEmpty(output)
         }
         try manager.createDirectory(at: target, withIntermediateDirectories: true)
         var results: [RunResult] = []
@@ -165,7 +158,7 @@ public enum ReportMerge {
             return false
         }
         guard type == .typeDirectory else {
-            throw MergeError("\(source.path): is \(type == .typeSymbolicLink ? "a symbolic link" : "not a folder")")
+            throw MergeError.notAFolder(source.path, symbolicLink: type == .typeSymbolicLink)
         }
         try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         try manager.copyItem(at: source, to: destination)

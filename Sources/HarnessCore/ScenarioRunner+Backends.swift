@@ -108,7 +108,7 @@ extension ScenarioRunner {
             if let backends {
                 group.addTask {
                     if let failure = await backends.unexpectedEnd() {
-                        throw StepFailure(message: failure.description)
+                        throw StepFailure.backendEnded(failure)
                     }
                     return nil
                 }

@@ -315,7 +315,45 @@ final class FixtureDigests: Sendable {
     }
 }
 
-/// A step could not be carried out, or the app did something that ends the scenario.
-struct StepFailure: Error {
-    var message: String
+/// A step could not be carried out, or something happened that ends the scenario; ``message`` is
+/// what the verdict says.
+indirect enum StepFailure: Error, CustomStringConvertible {
+    /// An app's build command could not start, or failed.
+    case buildCannotStart(command: [String], error: String)
+    case buildFailed(command: [String], status: Int)
+    /// `on: NAME` for a device the run does not have.
+    case noSuchDevice(String)
+    /// `waitFor` ran out of time; `count` and `seen` for a wait for several.
+    case waitTimedOut(TimelineWaitTimeout, count: Int, seen: Int)
+    /// The device refused the step.
+    case device(DeviceError)
+    /// A network change could not be made.
+    case network(NetworkLinkError)
+    /// A `push` step's request did not reach Parse, or Parse refused it.
+    case parseUnreachable(url: String, error: String)
+    case parseRefused(status: UInt, body: String)
+    /// A backend ended while the scenario ran.
+    case backendEnded(BackendGroup.Failure)
+    /// The failure of a step on a named device.
+    case onDevice(String, StepFailure)
+
+    var message: String { description }
+
+    var description: String {
+        switch self {
+        case .buildCannotStart(let command, let error):
+            "the build command '\(command.joined(separator: " "))' cannot start: \(error)"
+        case .buildFailed(let command, let status):
+            "the build command '\(command.joined(separator: " "))' failed with status \(status)"
+        case .noSuchDevice(let name): "no device named \(name) in this run"
+        case .waitTimedOut(let timeout, let count, let seen):
+            "waitFor: \(timeout.message)\(count == 1 ? "" : " (\(seen) seen)")"
+        case .device(let error): error.description
+        case .network(let error): error.description
+        case .parseUnreachable(let url, let error): "cannot reach Parse at \(url)/push: \(error)"
+        case .parseRefused(let status, let body): "Parse refused the push: \(status) \(body)"
+        case .backendEnded(let failure): failure.description
+        case .onDevice(let name, let failure): "\(name): \(failure.message)"
+        }
+    }
 }

@@ -25,7 +25,7 @@ struct StepDriver {
         switch step {
         case .on(let name, let step):
             guard let named = services.devices.first(where: { $0.name == name }) else {
-                throw StepFailure(message: "no device named \(name) in this run")
+                throw StepFailure.noSuchDevice(name)
             }
             try await onDevice(named) { try await perform(step, on: named) }
         case .onEachDevice(let step):
@@ -73,7 +73,7 @@ struct StepDriver {
                 }
             } catch let timeout as TimelineWaitTimeout {
                 let seen = timeline.events.filter { pattern.matches($0, fixtureDigest: digest) }.count
-                throw StepFailure(message: "waitFor: \(timeout.message)\(count == 1 ? "" : " (\(seen) seen)")")
+                throw StepFailure.waitTimedOut(timeout, count: count, seen: seen)
             }
         case .push(let body):
             try await sendPush(body)
@@ -83,7 +83,7 @@ struct StepDriver {
             do {
                 try await services.network.change(change)
             } catch let error as NetworkLinkError {
-                throw StepFailure(message: error.description)
+                throw StepFailure.network(error)
             }
         }
     }
@@ -93,7 +93,8 @@ struct StepDriver {
         do {
             try await step()
         } catch let failure as StepFailure {
-            throw StepFailure(message: device.name.map { "\($0): " + failure.message } ?? failure.message)
+            guard let name = device.name else { throw failure }
+            throw StepFailure.onDevice(name, failure)
         }
     }
 
@@ -103,7 +104,7 @@ struct StepDriver {
         do {
             try await action()
         } catch let error as DeviceError {
-            throw StepFailure(message: error.description)
+            throw StepFailure.device(error)
         }
     }
 

@@ -26,7 +26,7 @@ extension MediaServer {
         }
         let response: HTTPClientResponse
         do {
-            guard let client = upstreamClient else { throw MediaServerError(message: "no upstream client") }
+            guard let client = upstreamClient else { throw MediaServerError.noUpstream }
             response = try await client.execute(outgoing, timeout: TimeAmount(upstream.timeout))
         } catch {
             return try await answerUpstreamFailed(

@@ -48,17 +48,17 @@ public final class MediaServer: Service, Sendable {
         configuration: MediaServerConfiguration, timeline: Timeline, logger: Logger = Logger(label: "media")
     ) async throws -> MediaServer {
         if let problem = configuration.faults.lazy.compactMap(\.problem).first {
-            throw MediaServerError(message: "a media fault cannot be used: \(problem)")
+            throw MediaServerError.unusableFault(problem, atStart: true)
         }
         var plan = MediaFaultPlan()
         for fault in configuration.faults {
             if let refusal = plan.refusal(adding: fault) {
-                throw MediaServerError(message: "the media faults: \(refusal)")
+                throw MediaServerError.conflictingFaults(refusal, atStart: true)
             }
             _ = plan.add(fault)
         }
         if let problem = configuration.settings.problem {
-            throw MediaServerError(message: "the media server's settings cannot be used: \(problem)")
+            throw MediaServerError.unusableSettings(problem)
         }
         let listener: NIOAsyncChannel<Connection, Never>
         // Connections need the server, which needs the listener: they meet here once both exist.
@@ -103,8 +103,7 @@ public final class MediaServer: Service, Sendable {
             accessLog = try configuration.accessLog.map { try AccessLog(url: $0, timeline: timeline) }
         } catch {
             try? await listener.channel.close()
-            throw MediaServerError(
-                message: "the access log \(configuration.accessLog?.path ?? "") cannot be written: \(error)")
+            throw MediaServerError.accessLogUnwritable(path: configuration.accessLog?.path ?? "", error: "\(error)")
         }
         let server = MediaServer(
             configuration: configuration, listener: listener, timeline: timeline, logger: logger, accessLog: accessLog)
@@ -160,9 +159,11 @@ public final class MediaServer: Service, Sendable {
     /// - Throws: ``MediaServerError`` saying what is wrong with the rule.
     @discardableResult
     public func addFault(_ fault: MediaFault) throws -> Int {
-        if let problem = fault.problem { throw MediaServerError(message: problem) }
+        if let problem = fault.problem { throw MediaServerError.unusableFault(problem, atStart: false) }
         return try faults.withLock { plan in
-            if let refusal = plan.refusal(adding: fault) { throw MediaServerError(message: refusal) }
+            if let refusal = plan.refusal(adding: fault) {
+                throw MediaServerError.conflictingFaults(refusal, atStart: false)
+            }
             return plan.add(fault)
         }
     }
@@ -239,8 +240,27 @@ public final class MediaServer: Service, Sendable {
     }
 }
 
-/// The media server cannot start as configured.
-public struct MediaServerError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+/// What the media server refused: a start as configured, a fault rule added, a request to forward.
+public enum MediaServerError: Error, Equatable, CustomStringConvertible {
+    /// A fault rule cannot be used (`problem`); at the start, from the configuration, or added later.
+    case unusableFault(String, atStart: Bool)
+    /// A fault rule does not go with those already in force.
+    case conflictingFaults(String, atStart: Bool)
+    /// The server's settings (its limits, its throttle) cannot be used.
+    case unusableSettings(String)
+    /// The access log cannot be opened for writing.
+    case accessLogUnwritable(path: String, error: String)
+    /// A request was to be forwarded, and the server has no upstream.
+    case noUpstream
+
+    /// Said as the harness says it: a start's problems name what they are about, a rule's alone.
+    public var description: String {
+        switch self {
+        case .unusableFault(let problem, let atStart): atStart ? "a media fault cannot be used: \(problem)" : problem
+        case .conflictingFaults(let refusal, let atStart): atStart ? "the media faults: \(refusal)" : refusal
+        case .unusableSettings(let problem): "the media server's settings cannot be used: \(problem)"
+        case .accessLogUnwritable(let path, let error): "the access log \(path) cannot be written: \(error)"
+        case .noUpstream: "no upstream client"
+        }
+    }
 }

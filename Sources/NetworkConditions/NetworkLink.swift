@@ -30,8 +30,7 @@ public enum NetworkLink: String, Sendable, CaseIterable, Comparable {
     public static func named(_ text: String) throws(NetworkError) -> NetworkLink {
         let name = text.lowercased().replacingOccurrences(of: "→", with: "-").replacingOccurrences(of: "->", with: "-")
         guard let link = NetworkLink(rawValue: name) else {
-            throw NetworkError(
-                "unknown link '\(text.prefix(100))'; links: \(allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .unknownLink(String(text.prefix(100)), orGroup: false)
         }
         return link
     }
@@ -42,18 +41,48 @@ public enum NetworkLink: String, Sendable, CaseIterable, Comparable {
         case "device": return deviceLinks
         case "all": return allCases
         default:
-            do {
-                return [try named(text)]
-            } catch {
-                throw NetworkError("\(error.message); or device, or all")
-            }
+            guard let link = try? named(text) else { throw .unknownLink(String(text.prefix(100)), orGroup: true) }
+            return [link]
         }
     }
 }
 
-/// A network setting that cannot be used, and why, in words that name the setting.
-public struct NetworkError: Error, Equatable, CustomStringConvertible {
-    public var message: String
-    public init(_ message: String) { self.message = message }
+/// A network setting that cannot be used; ``message`` says why in words that name the setting.
+public enum NetworkError: Error, Equatable, CustomStringConvertible {
+    /// No link by that name (`orGroup`: nor `device` or `all`, where a group may stand).
+    case unknownLink(String, orGroup: Bool)
+    /// No profile by that name; `known` are the profiles there are.
+    case unknownProfile(String, known: [String])
+    /// A profile's name of no character or more than 100.
+    case profileNameLength
+    /// A profile's name starting with `.` or holding `/`, `\` or control characters.
+    case profileNameUnsafe
+    /// A profile named `none`.
+    case profileNameNone
+    /// A profile's name already taken (as profiles are looked up) by another.
+    case profileNameTaken(String, by: String)
+    case notABandwidth(String)
+    /// A bandwidth under 8 kbps or over 100 Gbps.
+    case bandwidthOutOfRange(String)
+    case notALoss(String)
+
+    public var message: String {
+        switch self {
+        case .unknownLink(let text, let orGroup):
+            "unknown link '\(text)'; links: \(NetworkLink.allCases.map(\.rawValue).joined(separator: ", "))"
+                + (orGroup ? "; or device, or all" : "")
+        case .unknownProfile(let name, let known):
+            "unknown network profile '\(name)'; profiles: \(known.joined(separator: ", "))"
+        case .profileNameLength: "a profile's name must have 1 to 100 characters"
+        case .profileNameUnsafe:
+            "a profile's name may not start with '.' or hold '/', '\\' or control characters: it names report folders"
+        case .profileNameNone: "'none' stands for no profile; name yours otherwise"
+        case .profileNameTaken(let name, let taken): "the profile name '\(name)' is taken by '\(taken)'"
+        case .notABandwidth(let text): "'\(text)' is not a bandwidth; write 780kbps, 50Mbps, 1.5Gbps or bits per second"
+        case .bandwidthOutOfRange(let text): "a bandwidth must be from 8kbps to 100Gbps, not '\(text)'"
+        case .notALoss(let text): "a loss is a percentage from 0% to 100% (10%, 0.1%), not '\(text)'"
+        }
+    }
+
     public var description: String { message }
 }

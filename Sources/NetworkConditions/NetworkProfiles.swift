@@ -46,8 +46,7 @@ public struct NetworkProfiles: Sendable {
     /// The profile named `name`.
     public func named(_ name: String) throws(NetworkError) -> NetworkProfile {
         guard let profile = all.last(where: { Self.key($0.name) == Self.key(name) }) else {
-            throw NetworkError(
-                "unknown network profile '\(name.prefix(100))'; profiles: \(all.map(\.name).joined(separator: ", "))")
+            throw .unknownProfile(String(name.prefix(100)), known: all.map(\.name))
         }
         return profile
     }
@@ -55,21 +54,19 @@ public struct NetworkProfiles: Sendable {
     /// Adds the user's profile; a name already taken (as profiles are looked up) is an error.
     public mutating func add(_ profile: NetworkProfile) throws(NetworkError) {
         guard !profile.name.isEmpty, profile.name.count <= 100 else {
-            throw NetworkError("a profile's name must have 1 to 100 characters")
+            throw .profileNameLength
         }
         // It names matrix cells, and so report folders: no path separators, no dot first, printable.
         guard !profile.name.hasPrefix("."), !profile.name.contains(where: { "/\\".contains($0) }),
             profile.name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else {
-            throw NetworkError(
-                "a profile's name may not start with '.' or hold '/', '\\' or control characters: it names report folders"
-            )
+            throw .profileNameUnsafe
         }
         guard Self.key(profile.name) != "none" else {
-            throw NetworkError("'none' stands for no profile; name yours otherwise")
+            throw .profileNameNone
         }
         if let taken = all.first(where: { Self.key($0.name) == Self.key(profile.name) }) {
-            throw NetworkError("the profile name '\(profile.name)' is taken by '\(taken.name)'")
+            throw .profileNameTaken(profile.name, by: taken.name)
         }
         all.append(profile)
     }
@@ -92,12 +89,11 @@ public enum NetworkQuantity {
             break
         }
         guard let value = Double(number), value.isFinite, value > 0 else {
-            throw NetworkError(
-                "'\(text.prefix(100))' is not a bandwidth; write 780kbps, 50Mbps, 1.5Gbps or bits per second")
+            throw .notABandwidth(String(text.prefix(100)))
         }
         let bits = value * scale
         guard bits >= 8000, bits <= 1e11 else {
-            throw NetworkError("a bandwidth must be from 8kbps to 100Gbps, not '\(text.prefix(100))'")
+            throw .bandwidthOutOfRange(String(text.prefix(100)))
         }
         return Int64(bits)
     }
@@ -108,7 +104,7 @@ public enum NetworkQuantity {
         guard trimmed.hasSuffix("%"), let percent = Double(trimmed.dropLast()), percent.isFinite,
             percent >= 0, percent <= 100
         else {
-            throw NetworkError("a loss is a percentage from 0% to 100% (10%, 0.1%), not '\(text.prefix(100))'")
+            throw .notALoss(String(text.prefix(100)))
         }
         return Int64((percent * 10_000).rounded())
     }

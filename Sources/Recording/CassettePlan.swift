@@ -33,22 +33,29 @@ public struct CassettePlan: Sendable, Equatable {
         case (.none, true), (.once, true):
             return .success(CassettePlan(replays: true, passesThrough: false, recording: .none))
         case (.none, false):
-            return .failure(PlanRefusal(message: "record mode none replays a cassette, and there is none to replay"))
+            return .failure(.nothingToReplay)
         case (.once, false), (.all, _), (.newEpisodes, false):
             return .success(CassettePlan(replays: false, passesThrough: true, recording: .fresh))
         case (.newEpisodes, true):
             guard hasUpstream else {
-                return .failure(
-                    PlanRefusal(
-                        message: "record mode new_episodes forwards what the cassette lacks: it needs an upstream"))
+                return .failure(.addingNeedsAnUpstream)
             }
             return .success(CassettePlan(replays: true, passesThrough: true, recording: .adding))
         }
     }
 }
 
-/// A record mode that cannot work as asked, in words.
-public struct PlanRefusal: Error, Equatable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+/// A record mode that cannot work as asked.
+public enum PlanRefusal: Error, Equatable, CustomStringConvertible {
+    /// `none` with no cassette: nothing to replay.
+    case nothingToReplay
+    /// `new_episodes` with no upstream to forward what the cassette lacks to.
+    case addingNeedsAnUpstream
+
+    public var description: String {
+        switch self {
+        case .nothingToReplay: "record mode none replays a cassette, and there is none to replay"
+        case .addingNeedsAnUpstream: "record mode new_episodes forwards what the cassette lacks: it needs an upstream"
+        }
+    }
 }

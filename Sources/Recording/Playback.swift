@@ -214,10 +214,7 @@ extension RequestMatching {
             for name in fields.split(separator: ",", omittingEmptySubsequences: false) {
                 let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
                 guard let field = Field(rawValue: trimmed) else {
-                    throw RequestMatchingError(
-                        problem:
-                            "'\(trimmed.prefix(40))' is not a part of a request to match on; use a comma list of "
-                            + Field.allCases.map(\.rawValue).joined(separator: ", "))
+                    throw .unknownField(String(trimmed.prefix(40)))
                 }
                 chosen.insert(field)
             }
@@ -227,11 +224,11 @@ extension RequestMatching {
             let names = headers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
                 .filter { !$0.isEmpty }
             guard names.count <= Self.headerLimit.count else {
-                throw RequestMatchingError(problem: "at most \(Self.headerLimit.count) headers, not \(names.count)")
+                throw .tooManyHeaders(names.count)
             }
             let token = Set("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~")
             for name in names where name.count > Self.headerLimit.length || !name.allSatisfy(token.contains) {
-                throw RequestMatchingError(problem: "'\(name.prefix(40))' is not a header name")
+                throw .notAHeaderName(String(name.prefix(40)))
             }
             self.headers = names
         }
@@ -239,10 +236,21 @@ extension RequestMatching {
 }
 
 /// A matching setting that cannot be used.
-public struct RequestMatchingError: Error, CustomStringConvertible, Equatable {
-    public var problem: String
+public enum RequestMatchingError: Error, CustomStringConvertible, Equatable {
+    /// Not one of ``RequestMatching/Field`` (its first 40 characters).
+    case unknownField(String)
+    /// More header names than ``RequestMatching/headerLimit`` allows.
+    case tooManyHeaders(Int)
+    /// Not a header name (its first 40 characters).
+    case notAHeaderName(String)
 
-    public init(problem: String) { self.problem = problem }
-
-    public var description: String { problem }
+    public var description: String {
+        switch self {
+        case .unknownField(let name):
+            "'\(name)' is not a part of a request to match on; use a comma list of "
+                + RequestMatching.Field.allCases.map(\.rawValue).joined(separator: ", ")
+        case .tooManyHeaders(let count): "at most \(RequestMatching.headerLimit.count) headers, not \(count)"
+        case .notAHeaderName(let name): "'\(name)' is not a header name"
+        }
+    }
 }

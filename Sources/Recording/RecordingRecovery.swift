@@ -108,16 +108,30 @@ public enum RecordingRecovery {
     }
 }
 
-/// A step of the plan that could not be carried out, in words.
-struct RecoveryFailure: Error, CustomStringConvertible {
-    var description: String
+/// A step of the plan that could not be carried out.
+enum RecoveryFailure: Error, CustomStringConvertible {
+    /// A partial folder could not be renamed for adoption (`rename(2)`'s errno).
+    case cannotRename(String, to: String, errno: Int32)
+    /// A recovered folder could not be put in its place (`rename(2)`'s errno).
+    case cannotMove(String, to: String, errno: Int32)
+    /// The journal could not be read; it is left as it is.
+    case journalUnreadable(String, error: String)
+    /// The recovered cassette could not be written.
+    case cassetteUnwritable(in: String, error: String)
 
-    init(_ description: String) { self.description = description }
-
-    /// A system call's failure (`code`, its errno), as the system says it.
-    init(_ what: String, code: Int32) {
-        self.init("\(what) (\(String(cString: strerror(code))))")
+    var description: String {
+        switch self {
+        case .cannotRename(let source, let name, let code):
+            "\(source) could not be renamed to \(name) (\(Self.says(code)))"
+        case .cannotMove(let folder, let target, let code):
+            "\(folder) could not be moved to \(target) (\(Self.says(code)))"
+        case .journalUnreadable(let path, let error): "\(path) could not be read (\(error)); left as it is"
+        case .cassetteUnwritable(let folder, let error): "the cassette could not be written in \(folder) (\(error))"
+        }
     }
+
+    /// A system call's errno as the system says it.
+    private static func says(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
 
 extension RecordingRecovery {
@@ -187,7 +201,7 @@ extension RecordingRecovery {
             if rename(source.path, adopted.path) == 0 { return adopted }
             let code = errno
             if code == ENOENT { return nil }
-            throw RecoveryFailure("\(source.path) could not be renamed to \(adopted.lastPathComponent)", code: code)
+            throw RecoveryFailure.cannotRename(source.path, to: adopted.lastPathComponent, errno: code)
         }
 
         func clear(_ partial: PartialRecording) -> RecoveryOutcome? {
@@ -245,7 +259,7 @@ extension RecordingRecovery {
         func place(_ folder: URL, at target: URL) throws {
             guard rename(folder.path, target.path) == 0 else {
                 let code = errno
-                throw RecoveryFailure("\(folder.lastPathComponent) could not be moved to \(target.path)", code: code)
+                throw RecoveryFailure.cannotMove(folder.lastPathComponent, to: target.path, errno: code)
             }
         }
     }
@@ -264,8 +278,7 @@ extension RecordingRecovery {
             do {
                 journal = try Data(contentsOf: journalURL)
             } catch {
-                throw RecoveryFailure(
-                    "\(journalURL.path) could not be read (\(error.localizedDescription)); left as it is")
+                throw RecoveryFailure.journalUnreadable(journalURL.path, error: error.localizedDescription)
             }
         }
         let reading = JournalReading.read(journal)
@@ -314,7 +327,7 @@ extension RecordingRecovery {
             }
             return recovery
         } catch {
-            throw RecoveryFailure("the cassette could not be written in \(folder.path) (\(error.localizedDescription))")
+            throw RecoveryFailure.cassetteUnwritable(in: folder.path, error: error.localizedDescription)
         }
     }
 

@@ -12,11 +12,13 @@ import Testing
 /// the app is not on screen.
 @Suite struct NotificationCenterTests {
     /// APNs is not involved here: registering is refused.
+    struct NoPushServiceHere: Error {}
+
     struct NoPushService: PushRegistry {
         func registerDevice(topic: String, deliver: @escaping @Sendable (IncomingPush) async -> Void) async throws
             -> String
         {
-            throw DeviceError("no push service in this test")
+            throw NoPushServiceHere()
         }
         func setReachable(_ reachable: Bool) async {}
         func unregisterDevice(token: String) async {}

@@ -26,11 +26,10 @@ struct CassettePlanTests {
     }
 
     @Test func replayingNothingOrAddingWithoutAnUpstreamIsRefused() {
-        #expect(throws: PlanRefusal.self) {
-            try CassettePlan.decide(mode: .none, cassetteExists: false, hasUpstream: true).get()
-        }
-        #expect(throws: PlanRefusal.self) {
-            try CassettePlan.decide(mode: .newEpisodes, cassetteExists: true, hasUpstream: false).get()
-        }
+        #expect(
+            CassettePlan.decide(mode: .none, cassetteExists: false, hasUpstream: true) == .failure(.nothingToReplay))
+        #expect(
+            CassettePlan.decide(mode: .newEpisodes, cassetteExists: true, hasUpstream: false)
+                == .failure(.addingNeedsAnUpstream))
     }
 }

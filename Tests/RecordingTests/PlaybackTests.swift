@@ -185,8 +185,9 @@ struct RequestMatchingSettingTests {
 
     @Test(arguments: badSettings)
     func badSettingsSayWhatIsWrong(_ fields: String?, _ headers: String?, _ problem: String) {
-        #expect(throws: RequestMatchingError(problem: problem)) {
+        let error = #expect(throws: RequestMatchingError.self) {
             try RequestMatching(fields: fields, headers: headers)
         }
+        #expect(error?.description == problem)
     }
 }
