@@ -107,19 +107,31 @@ public final class DeliveryCommand: Sendable {
 /// from /dev/null, both output streams into one pipe of which the first `keep` bytes are kept, and the
 /// whole group killed (SIGKILL) past `timeout`. Blocking: run on a thread of its own.
 enum CommandRun {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    enum Failure: Error, CustomStringConvertible {
+        case emptyCommand
+        /// `pipe2` failed (its errno).
+        case noPipe(Int32)
+        /// `posix_spawnp` could not start the program (its error number).
+        case cannotStart(String, Int32)
+
+        var description: String {
+            switch self {
+            case .emptyCommand: "the command is empty"
+            case .noPipe(let code): "no pipe: \(String(cString: strerror(code)))"
+            case .cannotStart(let program, let code): "\(program) cannot be started: \(String(cString: strerror(code)))"
+            }
+        }
     }
 
     /// - Parameter started: told the process group once the command runs.
     static func execute(_ arguments: [String], timeout: Duration, keep: Int, started: (pid_t) -> Void) throws -> (
         String, String
     ) {
-        guard let program = arguments.first else { throw Failure(description: "the command is empty") }
+        guard let program = arguments.first else { throw Failure.emptyCommand }
         var pipe: [Int32] = [0, 0]
         // Made close-on-exec at once: a child another thread starts meanwhile must not hold its write end.
         guard systemPipe2(&pipe, O_CLOEXEC) == 0 else {
-            throw Failure(description: "no pipe: \(String(cString: strerror(errno)))")
+            throw Failure.noPipe(errno)
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -147,7 +159,7 @@ enum CommandRun {
         close(pipe[1])
         defer { close(pipe[0]) }
         guard spawned == 0 else {
-            throw Failure(description: "\(program) cannot be started: \(String(cString: strerror(spawned)))")
+            throw Failure.cannotStart(program, spawned)
         }
         started(pid)
         let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -186,13 +198,16 @@ enum CommandRun {
 /// app's bundle id under `"Simulator Target Bundle"` (Xcode 11.4's release notes). Values.
 public enum SimulatorPushFile {
     /// Why a payload cannot be such a file.
-    public struct Unusable: Error, CustomStringConvertible, Equatable {
-        public var description: String
+    public enum Unusable: Error, CustomStringConvertible, Equatable {
+        /// The payload does not decode as a JSON object.
+        case notAnObject
+
+        public var description: String { "the payload is not a JSON object" }
     }
 
     public static func contents(payload: Data, topic: String) throws -> Data {
         guard var object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
-            throw Unusable(description: "the payload is not a JSON object")
+            throw Unusable.notAnObject
         }
         object["Simulator Target Bundle"] = topic
         return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])

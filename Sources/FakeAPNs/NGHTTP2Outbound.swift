@@ -7,7 +7,9 @@ import Foundation
 struct NGHTTP2Outbound {
     /// A part nghttp2 did not take.
     struct Refused: Error, CustomStringConvertible {
-        var description: String
+        /// nghttp2's error code.
+        var code: Int32
+        var description: String { String(cString: nghttp2_strerror(code)) }
     }
 
     /// Response fields waiting for the body they go with, and response bodies being sent, by stream.
@@ -48,7 +50,7 @@ struct NGHTTP2Outbound {
                     $0.count)
             }
         }
-        guard result >= 0 else { throw Refused(description: String(cString: nghttp2_strerror(result))) }
+        guard result >= 0 else { throw Refused(code: result) }
         return limit
     }
 

@@ -13,8 +13,21 @@ struct LegacyFrame: Equatable {
     var priority: UInt8?
 
     /// Why an entry cannot be sent as a frame.
-    struct Unusable: Error, Equatable {
-        var problem: String
+    enum Unusable: Error, Equatable, CustomStringConvertible {
+        /// Its URL (the first 120 characters) ends in no device token.
+        case noToken(url: String)
+        /// Its payload is more bytes than a frame's 16-bit length holds.
+        case payloadTooLarge(Int)
+        /// A header's value (its first 20 characters) is not a number of the frame's field.
+        case notANumber(header: String, value: String)
+
+        var description: String {
+            switch self {
+            case .noToken(let url): "its URL \(url) ends in no device token"
+            case .payloadTooLarge(let bytes): "its payload of \(bytes) bytes is more than a frame holds"
+            case .notANumber(let header, let value): "its \(header) '\(value)' is not a number a frame holds"
+            }
+        }
     }
 
     /// - Parameters:
@@ -25,11 +38,11 @@ struct LegacyFrame: Equatable {
         let hex = RecordedTokens.replacing(
             replacing, in: String(entry.request.url.split(separator: "/").last ?? ""))
         guard let token = Self.bytes(hex: hex), (1...100).contains(token.count) else {
-            throw Unusable(problem: "its URL \(entry.request.url.prefix(120)) ends in no device token")
+            throw .noToken(url: String(entry.request.url.prefix(120)))
         }
         let text = RecordedTokens.replacing(replacing, in: entry.request.postData?.text ?? "")
         guard text.utf8.count <= Int(UInt16.max) else {
-            throw Unusable(problem: "its payload of \(text.utf8.count) bytes is more than a frame holds")
+            throw .payloadTooLarge(text.utf8.count)
         }
         func number<Value: FixedWidthInteger>(_ name: String, _: Value.Type) throws(Unusable) -> Value? {
             guard var value = entry.requestHeader(name) else { return nil }
@@ -37,7 +50,7 @@ struct LegacyFrame: Equatable {
                 value = RecordedExpiry.shifted(value, recordedAt: entry.startedDateTime, now: now)
             }
             guard let number = Value(value) else {
-                throw Unusable(problem: "its \(name) '\(value.prefix(20))' is not a number a frame holds")
+                throw .notANumber(header: name, value: String(value.prefix(20)))
             }
             return number
         }

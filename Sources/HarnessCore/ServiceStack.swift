@@ -225,9 +225,9 @@ public final class ServiceStack: Sendable {
                 } catch is CancellationError {
                     return nil
                 } catch {
-                    throw ServicesStopped(why: await Self.describe(error))
+                    throw ServicesStopped.failed(await Self.describe(error))
                 }
-                throw ServicesStopped(why: "a service ended")
+                throw ServicesStopped.ended
             }
             defer { group.cancelAll() }
             while let next = try await group.next() {
@@ -289,7 +289,16 @@ public struct ServiceRoutes: Sendable {
 }
 
 /// The services stopped while a run still needed them.
-public struct ServicesStopped: Error, CustomStringConvertible {
-    public var why: String
-    public var description: String { "the services stopped during the run: \(why)" }
+public enum ServicesStopped: Error, Equatable, CustomStringConvertible {
+    /// A service failed (as ``ServiceStack/describe(_:)`` says it).
+    case failed(String)
+    /// A service ended without failing.
+    case ended
+
+    public var description: String {
+        switch self {
+        case .failed(let why): "the services stopped during the run: \(why)"
+        case .ended: "the services stopped during the run: a service ended"
+        }
+    }
 }

@@ -39,6 +39,6 @@ import Testing
         let error = await #expect(throws: ServicesStopped.self) {
             try await withDeadline(.seconds(60), "the work's end") { try await work.value }
         }
-        #expect(error?.why == "a service ended")
+        #expect(error == .ended, "a service ended")
     }
 }
