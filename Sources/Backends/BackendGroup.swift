@@ -182,6 +182,7 @@ public final class BackendGroup: Sendable {
             case .started:
                 return
             case .line:
+                // It fails only when the backend ends first, which the task beside this one reports.
                 _ = try? await lineSeen.wait()
             case .port(let port):
                 // A port opening is no event the harness can wait on: it is tried every 50 ms.
@@ -259,7 +260,8 @@ public final class BackendGroup: Sendable {
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .connectTimeout(.seconds(1))
                     .connect(host: "127.0.0.1", port: port).get()
-                try? await channel.close()
+                // The port accepted: that is the answer; the probe's connection closes on its own time.
+                channel.close(promise: nil)
                 return true
             } catch {
                 return false
@@ -277,6 +279,7 @@ public final class BackendGroup: Sendable {
             guard let response = try? await probe.execute(request, timeout: .seconds(2)) else {
                 return false
             }
+            // The status is the answer; the body is read only to end the exchange, whatever it holds.
             _ = try? await response.body.collect(upTo: 1 << 20)
             return (200..<400).contains(Int(response.status.code))
         }

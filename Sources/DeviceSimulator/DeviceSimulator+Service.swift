@@ -7,6 +7,7 @@ extension DeviceSimulator: Service {
     public func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await self.serve() }
+            // Its one error is the cancellation that ends the run, an end of the wait as well.
             try? await gracefulShutdown()
             await shutdown()
             group.cancelAll()

@@ -48,6 +48,7 @@ extension DeviceSimulator {
     public func reboot() async {
         publish("device.rebooting", [:])
         for bundleId in apps.keys.sorted() where apps[bundleId]?.state.isRunning == true {
+            // An app whose process ended while an earlier one was being killed has nothing left to end.
             try? await terminate(bundleId, cause: .rebooted)
         }
         for bundleId in apps.keys { move(bundleId, .reboot) }
@@ -195,6 +196,7 @@ extension DeviceSimulator {
         notifications.forget(bundleId)
         sessions.forget(bundleId)
         pushes.forget(bundleId)
+        // A container that cannot be removed stays as files nobody reads: the app is gone either way.
         try? FileManager.default.removeItem(atPath: record.container.paths.home)
         apps[bundleId] = nil
         publish("device.app.uninstalled", ["bundleId": bundleId, "deviceToken": record.deviceToken ?? ""])

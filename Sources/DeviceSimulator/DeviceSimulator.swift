@@ -87,6 +87,7 @@ public actor DeviceSimulator {
         guard let listener else { throw DeviceError.socketNotBound }
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
+                // An error of the listener itself ends accepting, as its closing does: either way, no more.
                 try? await listener.executeThenClose { inbound in
                     for try await connection in inbound {
                         group.addTask { await self.handleConnection(connection) }
@@ -120,7 +121,9 @@ public actor DeviceSimulator {
         releaseHeldEvents()
         await transferDaemon.shutdown()
         await work.cancelAllAndWait()
-        try? await listener?.channel.close()
+        // serve() owns the listener and ends when it has closed.
+        listener?.channel.close(promise: nil)
+        // A socket file left behind is replaced by the next bind (cleanupExistingSocketFile).
         try? FileManager.default.removeItem(atPath: configuration.socketPath)
     }
 

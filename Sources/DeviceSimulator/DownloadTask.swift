@@ -318,6 +318,7 @@ struct DownloadTask: Sendable {
                     session: params.session, taskIdentifier: params.taskIdentifier, location: file.path,
                     statusCode: status)))
         if FileManager.default.fileExists(atPath: file.path) {
+            // Deleted as iOS deletes it; one that cannot be removed is a stray file in tmp/, never read.
             try? FileManager.default.removeItem(at: file)
             let reason =
                 received
@@ -347,6 +348,7 @@ struct DownloadTask: Sendable {
             error.resumeData = data
             control.resumeData.withLock { $0 = data }
         } else {
+            // With no resume data nothing reads it again: one left is only a stray file in tmp/.
             try? FileManager.default.removeItem(at: file)
         }
         var attributes: EventAttributes = ["code": "\(error.code)", "error": error.localizedDescription]

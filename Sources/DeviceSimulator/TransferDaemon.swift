@@ -155,6 +155,7 @@ actor TransferDaemon {
         let running = tasks.values.map(\.task)
         for task in running { task.cancel() }
         for task in running { await task.value }
+        // Its one error is a client shut down already: every download has ended either way.
         try? await httpClient.shutdown()
     }
 }

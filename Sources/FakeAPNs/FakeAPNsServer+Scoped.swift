@@ -26,10 +26,12 @@ extension FakeAPNsServer {
         do {
             let result = try await body(server)
             await server.close()
+            // A temporary folder of credentials: one left behind is junk in /tmp, nothing more.
             try? FileManager.default.removeItem(at: directory)
             return result
         } catch {
             await server.close()
+            // A temporary folder of credentials: one left behind is junk in /tmp, nothing more.
             try? FileManager.default.removeItem(at: directory)
             throw error
         }

@@ -267,6 +267,7 @@ public final class FakeAPNsServer: Service, Sendable {
             group.addTask { await cancelWhenGracefulShutdown { await self.gateway.run() } }
             // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
             group.addTask {
+                // Its one error is the cancellation that ends the group, an end of the wait as well.
                 try? await gracefulShutdown()
                 self.deliveries?.finish()
                 for listener in self.listeners { try? await listener.close() }

@@ -150,6 +150,7 @@ final class APNsProvider: Sendable {
     /// Closes every connection, the current one and any still answering after it was replaced.
     func shutdown() async {
         let current = connection.withLock { $0 }
+        // Waits for a connection still opening; one that failed to open has nothing to close.
         _ = try? await current?.channel.get()
         for channel in openChannels.withLock({ Array($0.values) }) { try? await channel.close() }
     }

@@ -185,6 +185,7 @@ public actor FaultProxy {
 
     /// `POST /reset`: every proxy enabled, every toxic removed.
     public func reset() async {
+        // Refused only while the proxy shuts down, when nothing is left to reset.
         _ = try? await exclusively { () async throws(ToxiproxyError) in await resetNow() }
     }
 

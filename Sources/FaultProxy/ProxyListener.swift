@@ -168,6 +168,7 @@ final class ProxyListener: Sendable {
             return Array(state.connections.values)
         }
         for connection in open {
+            // Fails only on an event loop shut down: its connection is gone, and so is what to update.
             try? await connection.eventLoop.submit { connection.value.update(toxics: toxics) }.get()
         }
     }
@@ -189,6 +190,7 @@ final class ProxyListener: Sendable {
 
     /// Stops accepting and closes every connection, those still dialling their upstream too.
     func close() async {
+        // A listener closed already is the one failure there can be: it is closed either way.
         try? await server.close()
         let (open, idle) = shared.state.withLock { state in
             state.closing = true
@@ -198,6 +200,7 @@ final class ProxyListener: Sendable {
         }
         for waiter in idle { waiter.resume() }
         for connection in open {
+            // Fails only on an event loop shut down, which closed the connection already.
             try? await connection.eventLoop.submit { connection.value.close(.fin) }.get()
         }
     }

@@ -92,8 +92,15 @@ struct Serve: AsyncParsableCommand {
         let state = URL(fileURLWithPath: stateDir).standardizedFileURL
         if fresh {
             // SQLite's WAL mode keeps the database in three files; all go.
+            // One that cannot be removed would make the start anything but fresh: it is said, and nothing starts.
             for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(at: state.appendingPathComponent("parse.sqlite" + suffix))
+                let file = state.appendingPathComponent("parse.sqlite" + suffix)
+                guard FileManager.default.fileExists(atPath: file.path) else { continue }
+                do {
+                    try FileManager.default.removeItem(at: file)
+                } catch {
+                    fail("--fresh: \(file.path) cannot be removed: \(FileProblem.describe(error))", code: 2)
+                }
             }
         }
         let stack: ServiceStack

@@ -83,6 +83,7 @@ struct ClosingService: Service {
     let close: @Sendable () async -> Void
 
     func run() async throws {
+        // Its one error is the cancellation that ends the group, an end of the wait as well.
         try? await gracefulShutdown()
         await close()
     }

@@ -13,6 +13,7 @@ extension MediaServer {
         let client = connection.channel.remoteAddress?.ipAddress ?? "-"
         let pacing = ConnectionPacing()
         let connectionID = configuration.recorder?.connectionID()
+        // A client that resets or goes away ends its connection with an error, and only its own.
         try? await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
             for try await part in inbound {
@@ -60,7 +61,8 @@ extension MediaServer {
                     case .reset:
                         try await flushed(connection.channel)
                         await waitUntilAcknowledged(connection.channel)
-                        // SO_LINGER 0: close sends RST instead of FIN.
+                        // SO_LINGER 0: close sends RST instead of FIN (a socket that refuses the option
+                        // has gone already).
                         try? await (connection.channel as? any SocketOptionProvider)?
                             .setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
                     case .stall:

@@ -102,7 +102,8 @@ public final class MediaServer: Service, Sendable {
         do {
             accessLog = try configuration.accessLog.map { try AccessLog(url: $0, timeline: timeline) }
         } catch {
-            try? await listener.channel.close()
+            // It never served: closed as the error goes up, without waiting.
+            listener.channel.close(promise: nil)
             throw MediaServerError.accessLogUnwritable(path: configuration.accessLog?.path ?? "", error: "\(error)")
         }
         let server = MediaServer(
@@ -210,8 +211,10 @@ public final class MediaServer: Service, Sendable {
             }
             // Ends at graceful shutdown, or when anything here failed (the group is cancelled then).
             group.addTask {
+                // Its one error is the cancellation that ends the group, an end of the wait as well.
                 try? await gracefulShutdown()
-                try? await self.listener.channel.close()
+                // The accept loop owns the listener: it ends when the channel has closed.
+                self.listener.channel.close(promise: nil)
             }
         }
     }
@@ -222,6 +225,7 @@ public final class MediaServer: Service, Sendable {
         if let run = background.withLock({ $0 }) {
             await run.stop()
         } else {
+            // A listener closed already is the one failure there can be: it is closed either way.
             try? await listener.channel.close()
             await accessLog?.close()
         }
@@ -230,6 +234,7 @@ public final class MediaServer: Service, Sendable {
     /// Accepts connections until closed; a bad peer only ends its own connection.
     private func acceptConnections() async {
         await withDiscardingTaskGroup { group in
+            // An error of the listener itself ends accepting, as its closing does: either way, no more.
             try? await listener.executeThenClose { connections in
                 for try await connection in connections {
                     group.addTask { await self.serve(connection) }

@@ -64,6 +64,7 @@ public final class AppProcess: @unchecked Sendable {
                     onLine(line)
                 }
             }
+            // Read to its end: a failed close loses nothing read.
             try? reader.close()
             outputEnded.finish()
         }
@@ -80,10 +81,12 @@ public final class AppProcess: @unchecked Sendable {
                 onExit(Termination(status: ending.status, signal: ending.signal))
                 exited.finish()
             }
-            // The child has its copy of the write end; ours must close for the reader to see EOF.
+            // The child has its copy of the write end; ours must close for the reader to see EOF
+            // (close(2) fails only for a descriptor that is not open, and this one is).
             try? output.fileHandleForWriting.close()
             thread.start()
         } catch {
+            // The spawn's failure is the one to say; the pipe goes either way.
             try? output.fileHandleForWriting.close()
             try? output.fileHandleForReading.close()
             throw LaunchError.cannotStart(kind: kind, command: command, resolved: resolved.path, reason: error)

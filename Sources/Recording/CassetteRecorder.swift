@@ -45,6 +45,7 @@ public final class CassetteRecorder: Sendable {
             defer { state.journal = nil }
             return state.journal
         }
+        // The recording has failed already: that failure is the one said.
         try? journal?.close()
         transcripts.close()
     }
@@ -255,6 +256,7 @@ public final class CassetteRecorder: Sendable {
             defer { state.journal = nil }
             return (state.journal, state.failure)
         }
+        // Its writes are made (unbuffered); reading it below finds whatever a failed close kept from it.
         try? journal?.close()
         transcripts.close()
         let manager = FileManager.default
@@ -279,9 +281,11 @@ public final class CassetteRecorder: Sendable {
             var meta = meta
             meta.entries = entries.count
             try encoder.encode(meta).write(to: workingDirectory.appendingPathComponent("meta.json"), options: .atomic)
+            // With meta.json written, a journal left is removed by the next recovery, never read.
             try? manager.removeItem(at: journalURL)
             if let leftovers = try? manager.contentsOfDirectory(atPath: store.directory.path) {
                 for name in leftovers where name.hasPrefix(".partial-") {
+                    // Left, it is removed by the next recovery: no entry names a partial body.
                     try? manager.removeItem(at: store.directory.appendingPathComponent(name))
                 }
             }

@@ -359,10 +359,12 @@ extension RecordingRecovery {
         if manager.fileExists(atPath: journal.path),
             manager.fileExists(atPath: folder.appendingPathComponent("meta.json").path)
         {
+            // Left, it is removed next time: the cassette reads the same with it.
             try? manager.removeItem(at: journal)
         }
         let bodies = BodyStore(cassette: folder).directory
         for name in (try? manager.contentsOfDirectory(atPath: bodies.path)) ?? [] where unwanted(name) {
+            // Left, it is removed next time: no entry names a partial body.
             try? manager.removeItem(at: bodies.appendingPathComponent(name))
         }
     }

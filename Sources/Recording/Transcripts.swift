@@ -77,6 +77,7 @@ final class TranscriptFiles: Sendable {
             }
             return handle
         } catch {
+            // The error above is the one to say; the handle goes either way.
             try? handle.close()
             throw error
         }
