@@ -105,8 +105,10 @@ public actor DeviceSimulator {
         for record in apps.values { record.process?.kill() }
     }
 
-    /// Kills every app process and stops background transfers.
+    /// Kills every app process and stops background transfers; launches nothing more. Once: a later
+    /// call (the device's `run()` ending after a run stopped the apps first) returns at once.
     public func shutdown() async {
+        guard !shuttingDown else { return }
         shuttingDown = true
         timers.cancelAll()
         for bundleId in apps.keys where apps[bundleId]?.process != nil {

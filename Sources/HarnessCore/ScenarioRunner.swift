@@ -133,7 +133,11 @@ public struct ScenarioRunner: Sendable {
             } catch {
                 outcome = Task.isCancelled ? .interrupted : .setupError("\(error)")
             }
-            // Teardown must finish even when the run was cancelled: the backends first, then the services.
+            // Teardown must finish even when the run was cancelled. The apps end first, as the verdict
+            // is in: nothing of theirs happens while slower parts stop (a real backend taking its time
+            // would let an app be suspended meanwhile, which a replay, whose stand-in stops at once,
+            // would not see). Then the backends, then the services.
+            if let stack { await uncancelled { await stack.stopDevices() } }
             if let backends { await uncancelled { await backends.stop() } }
             for door in doors { await door.close() }
             if let stack { await uncancelled { await stack.stop() } }

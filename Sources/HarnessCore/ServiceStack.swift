@@ -204,6 +204,11 @@ public final class ServiceStack: Sendable {
         self.stopped = stopped
     }
 
+    /// Ends every device's apps and transfers (``DeviceSimulator/shutdown()``), before the rest stops.
+    public func stopDevices() async {
+        for device in devices { await device.simulator.shutdown() }
+    }
+
     /// Shuts the group down gracefully and waits for it: the device kills its apps, the push channel
     /// closes, Parse finishes pushes in flight, then the media server and FakeAPNs stop, each within
     /// the teardown limit.
