@@ -22,17 +22,16 @@ extension FakeAPNsServer {
         configuration.port = 0
         configuration.controlPort = 0
         configure(&configuration)
+        // Removed once the server has closed, also when it could not start. A temporary folder of
+        // credentials: one left behind is junk in /tmp, nothing more.
+        defer { try? FileManager.default.removeItem(at: directory) }
         let server = try await start(configuration: configuration, timeline: Timeline())
         do {
             let result = try await body(server)
             await server.close()
-            // A temporary folder of credentials: one left behind is junk in /tmp, nothing more.
-            try? FileManager.default.removeItem(at: directory)
             return result
         } catch {
             await server.close()
-            // A temporary folder of credentials: one left behind is junk in /tmp, nothing more.
-            try? FileManager.default.removeItem(at: directory)
             throw error
         }
     }

@@ -167,10 +167,15 @@ final class ProxyListener: Sendable {
             state.toxics = toxics
             return Array(state.connections.values)
         }
-        for connection in open {
-            // Fails only on an event loop shut down: its connection is gone, and so is what to update.
-            try? await connection.eventLoop.submit { connection.value.update(toxics: toxics) }.get()
-        }
+        await Self.onEach(open) { $0.update(toxics: toxics) }
+    }
+
+    /// Does `change` to each connection on its event loop, and waits until all are done. A submit fails
+    /// only on an event loop shut down, which has closed its connections: nothing is left to change.
+    private static func onEach(
+        _ connections: [NIOLoopBound<ProxiedConnection>], _ change: @escaping @Sendable (ProxiedConnection) -> Void
+    ) async {
+        for connection in connections { try? await connection.eventLoop.submit { change(connection.value) }.get() }
     }
 
     /// How many connections are open.
@@ -199,10 +204,7 @@ final class ProxyListener: Sendable {
             return (open, state.takeIdleWaiters())
         }
         for waiter in idle { waiter.resume() }
-        for connection in open {
-            // Fails only on an event loop shut down, which closed the connection already.
-            try? await connection.eventLoop.submit { connection.value.close(.fin) }.get()
-        }
+        await Self.onEach(open) { $0.close(.fin) }
     }
 }
 

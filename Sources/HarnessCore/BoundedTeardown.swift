@@ -62,19 +62,23 @@ struct BoundedTeardown: Service {
     /// be taken back, only abandoned.
     static func finishes(_ work: @escaping @Sendable () async -> Void, within limit: Duration) async -> Bool {
         let finished = Readiness<Bool>()
-        // Cancelled once the answer is known.
-        let timer = Task {
-            do { try await Task.sleep(for: limit) } catch { return }
-            finished.succeed(false)
-        }
         // Nobody's once the limit passes: a hung await cannot be taken back, only abandoned.
         Task {
             await work()
             finished.succeed(true)
         }
-        let answer = await uncancelled { (try? await finished.wait()) ?? false }
-        timer.cancel()
-        return answer
+        // The limit holds even for a cancelled caller; its timer is a child, ended with the answer.
+        return await uncancelled {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await pause(for: limit)
+                    if !Task.isCancelled { finished.succeed(false) }
+                }
+                let answer = (try? await finished.wait()) ?? false
+                group.cancelAll()
+                return answer
+            }
+        }
     }
 }
 

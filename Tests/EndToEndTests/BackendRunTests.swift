@@ -95,6 +95,10 @@ import Glibc
         let ready = try #require(kinds.firstIndex(of: "backend.ready"))
         let launched = try #require(kinds.firstIndex(of: "device.app.launched"))
         #expect(ready < launched)
+        // At the end the app goes first: nothing of it happens while the backend takes its time to stop.
+        let exited = try #require(kinds.lastIndex(of: "device.app.exited"))
+        let stoppedAt = try #require(kinds.firstIndex(of: "backend.stopped"))
+        #expect(exited < stoppedAt, "\(kinds)")
         let endpointsFile = reports.appendingPathComponent("state/endpoints.json")
         let endpoints = try Data(contentsOf: endpointsFile)
         // It holds the master key: readable by its owner only, as the keys and certificates are.
