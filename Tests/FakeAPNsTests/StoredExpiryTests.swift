@@ -154,4 +154,40 @@ import Testing
             #expect(expired?["apnsId"] == "A")
         }
     }
+    /// Coalescing on the same loop: priority-5 pushes to an online device are held for the window, a
+    /// newer one replaces the held one, and the newest goes out when the window ends; priority 10 does
+    /// not wait.
+    @Test func theNewestPushOfACoalescingWindowGoesOutWhenItEnds() async {
+        let clock = ManualClock(start)
+        let timeline = Timeline()
+        var policy = DeliveryPolicy()
+        policy.coalescingWindow = .seconds(8)
+        let gateway = DeviceGateway(
+            timeline: timeline, log: NotificationLog(retention: nil), policy: policy, clock: clock)
+        let (delivered, deliveredContinuation) = AsyncStream.makeStream(of: String.self)
+        let token = gateway.register(topic: "com.example.app") { deliveredContinuation.yield($0.apnsId) }
+        var deliveries = delivered.makeAsyncIterator()
+        var sleeping = clock.sleeping.makeAsyncIterator()
+        await withTimerLoop(gateway) {
+            #expect(gateway.accept(notification("A", to: token, expiringIn: 60)).decision == .accepted)
+            #expect(await sleeping.next() == start.addingTimeInterval(8), "the loop sleeps until the window ends")
+            clock.advance(to: start.addingTimeInterval(3))
+            #expect(gateway.accept(notification("B", to: token, expiringIn: 60)).decision == .accepted)
+            let coalesced = timeline.events.filter { $0.kind == "apns.coalesced" }
+            #expect(coalesced.map { $0["apnsId"] } == ["A"])
+            #expect(coalesced.first?["replacedBy"] == "B")
+            #expect(clock.sleeperCount == 1, "the window keeps its end: B does not start another")
+
+            var urgent = notification("C", to: token, expiringIn: 60)
+            urgent.priority = 10
+            #expect(gateway.accept(urgent).decision == .delivered)
+            #expect(await deliveries.next() == "C")
+
+            clock.advance(to: start.addingTimeInterval(8))
+            #expect(await deliveries.next() == "B", "the newest of the window, once it ended")
+            #expect(clock.sleeperCount == 0)
+        }
+        deliveredContinuation.finish()
+        #expect(await deliveries.next() == nil, "A never went out")
+    }
 }
