@@ -30,8 +30,6 @@ struct GatewayTimers: Equatable {
         return date < sleepingUntil
     }
 
-    mutating func cancel(_ key: Key) { deadlines[key] = nil }
-
     /// Every deadline of `token` for `purpose`.
     mutating func cancelAll(token: String, purpose: Purpose) {
         deadlines = deadlines.filter { $0.key.token != token || $0.key.purpose != purpose }

@@ -23,7 +23,7 @@ public final class OwnedTasks: Sendable {
             let id = state.nextID
             state.nextID += 1
             // Made under the lock, so it is in `running` before its end can take it out (its body
-            // runs elsewhere, after this returns).
+            // runs elsewhere, after this returns). cancelAllAndWait() cancels and awaits it.
             state.running[id] = Task {
                 await body()
                 self.state.withLock { _ = $0.running.removeValue(forKey: id) }

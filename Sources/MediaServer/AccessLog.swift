@@ -37,8 +37,10 @@ final class AccessLog: Sendable {
     private let handle: LockedState<FileHandle>
     private let timeline: Timeline
     private let wakeups = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// Told how many bytes each write put in the file (a test waits on it: a file's growth is no event).
+    private let wrote: (@Sendable (Int) -> Void)?
 
-    init(url: URL, timeline: Timeline) throws {
+    init(url: URL, timeline: Timeline, wrote: (@Sendable (Int) -> Void)? = nil) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
@@ -50,6 +52,7 @@ final class AccessLog: Sendable {
         self.url = url
         self.handle = LockedState(handle)
         self.timeline = timeline
+        self.wrote = wrote
     }
 
     private static let timestamps = SecondCache(HTTPDate.commonLogFormat)
@@ -142,6 +145,7 @@ final class AccessLog: Sendable {
             guard !data.isEmpty else { return }
             do {
                 try handle.write(contentsOf: data)
+                wrote?(data.count)
             } catch {
                 failed(bytes: data.count, error)
             }

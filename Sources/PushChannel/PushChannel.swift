@@ -109,6 +109,7 @@ public final class PushChannel: PushRegistry, Sendable {
                 recording?.finish()
             }
         }
+        // The registration's: close() cancels and awaits it.
         let work = Task {
             await withDiscardingTaskGroup { both in
                 both.addTask { await intake() }

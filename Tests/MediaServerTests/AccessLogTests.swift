@@ -48,7 +48,9 @@ struct AccessLogTests {
     @Test func theWriterWritesWhatGathersWhileItRuns() async throws {
         let folder = try PackagePaths.temporaryDirectory()
         let url = folder.appendingPathComponent("access_log")
-        let log = try AccessLog(url: url, timeline: Timeline())
+        let (writes, wrote) = AsyncStream.makeStream(of: Int.self)
+        let log = try AccessLog(url: url, timeline: Timeline()) { wrote.yield($0) }
+        // Cancelled and awaited below.
         let writer = Task { await log.run() }
         var expected = ""
         var number = 0
@@ -58,12 +60,18 @@ struct AccessLogTests {
         }
         // 32 KB gathered: the writer is woken and writes them, with no close.
         let size = expected.utf8.count
-        // Nothing tells when a file has grown: look at it until it has, for as long as a busy machine needs.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0 < size {
-            try #require(ContinuousClock.now < deadline, "the writer did not write the 32 KB gathered")
-            try await Task.sleep(for: .milliseconds(10))
+        // The writer says what each write put in the file: waited for until all of it is there (the
+        // deadline only ends a writer that never writes).
+        let written = try await withDeadline(.seconds(60), "the writer's writes of the 32 KB gathered") {
+            var written = 0
+            for await bytes in writes {
+                written += bytes
+                if written >= size { break }
+            }
+            return written
         }
+        #expect(written == size, "the writer wrote the 32 KB gathered, no more, before any close")
+        #expect(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int == size)
         writer.cancel()
         await writer.value
         await log.close()
